@@ -1,0 +1,65 @@
+package llm
+
+import (
+	"context"
+	"time"
+)
+
+// Sleeper waits for d or until ctx ends, whichever comes first. Tests inject
+// one that records the waits and returns at once.
+type Sleeper func(ctx context.Context, d time.Duration) error
+
+// RealSleep is the Sleeper backed by a timer.
+func RealSleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// RetryPolicy says how often and how long to wait before retrying a request
+// that failed with a retryable error (connection failures and 5xx — never an
+// auth error: retrying a bad token only delays the message that says so).
+type RetryPolicy struct {
+	// Backoff holds the wait before each retry; its length is the number of
+	// retries after the first attempt.
+	Backoff []time.Duration
+	// Sleep waits; nil means RealSleep.
+	Sleep Sleeper
+}
+
+// DefaultRetry retries three times, after 1 s, 2 s and 4 s (DESIGN §9).
+func DefaultRetry() RetryPolicy {
+	return RetryPolicy{Backoff: []time.Duration{time.Second, 2 * time.Second, 4 * time.Second}}
+}
+
+// Retryable reports whether a request that failed with err may be tried
+// again: connection failures and server errors only.
+func Retryable(err error) bool {
+	switch KindOf(err) {
+	case KindConnection, KindServer:
+		return true
+	}
+	return false
+}
+
+// Do calls fn until it succeeds, fails with an error that is not retryable,
+// the retries are used up, or ctx ends. It returns fn's last error.
+func (p RetryPolicy) Do(ctx context.Context, fn func() error) error {
+	sleep := p.Sleep
+	if sleep == nil {
+		sleep = RealSleep
+	}
+	err := fn()
+	for i := 0; err != nil && Retryable(err) && i < len(p.Backoff); i++ {
+		if serr := sleep(ctx, p.Backoff[i]); serr != nil {
+			return err
+		}
+		err = fn()
+	}
+	return err
+}
