@@ -1,0 +1,48 @@
+package event
+
+import (
+	"encoding/json"
+
+	"github.com/olly-agent/olly/internal/llm"
+)
+
+// example is one sample payload per type, used for the round-trip tests and
+// for the reference page docs/events.md.
+type example struct {
+	payload Payload
+	about   string
+}
+
+func examples() []example {
+	ptr := func(s string) *string { return &s }
+	yes := true
+	return []example{
+		{TurnStarted{Mode: "agent", Model: "qwen3:8b"}, "The agent starts working on a prompt."},
+		{UserMessage{Text: "add a hello world main.go", Attachments: []Attachment{{Path: "go.mod", Content: "module x\n"}}}, "The person's prompt; also the conversation entry the model sees."},
+		{TextDelta{Iteration: 1, Text: "I'll create"}, "Streamed assistant text (ephemeral; append to the current block)."},
+		{ThinkingDelta{Iteration: 1, Text: "The user wants"}, "Streamed reasoning (ephemeral)."},
+		{ThinkingBlock{Iteration: 1, Content: "The user wants a main.go.", DurationMs: 1800}, "One iteration's reasoning, shown collapsed."},
+		{AssistantMessage{Iteration: 1, Text: "I'll create main.go.", Content: "I'll create main.go.", ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "write_file", Arguments: json.RawMessage(`{"path":"main.go","content":"package main\n"}`)}}}, "One iteration's output: displayed text and the history entry."},
+		{ToolResult{ToolCallID: "call_1", ToolName: "write_file", Content: "Wrote main.go (+1 −0)"}, "A tool result as the model sees it (not rendered)."},
+		{ControlMessage{Kind: ControlContinuation, Iteration: 2, Content: "<agent_control>{\"state\":\"need_tools\"}</agent_control>"}, "A message the agent added to the conversation (not rendered)."},
+		{FinalMessage{Text: "Created main.go and ran it."}, "The summary after the turn's tool blocks."},
+		{Compaction{Summary: "<analysis>…</analysis>", FirstKeptSeq: 120, TokensBefore: 46000, TokensAfter: 9000}, "Earlier conversation replaced by a summary."},
+		{ProgressGroupStart{GroupID: "g1", Title: "Writing files"}, "Opens a group of tool actions."},
+		{ToolAction{GroupID: "g1", ActionID: "a1", Tool: "write_file", Status: ActionSuccess, Text: "Wrote main.go", FilePath: "main.go", CheckpointID: "ckpt_1", Additions: 7}, "A tool call's state; same actionId updates in place."},
+		{ToolOutput{ActionID: "a2", Text: "ok  \texample\t0.01s\n"}, "Live output of a running command (ephemeral)."},
+		{ProgressGroupFinish{GroupID: "g1"}, "Closes a group."},
+		{SubagentThinking{GroupID: "g2", Content: "Start from cmd/.", DurationMs: 900}, "A sub-agent's reasoning, attached to its group."},
+		{ApprovalRequested{ApprovalID: "ap1", ActionID: "a3", Kind: ApprovalCommand, Command: "rm -rf build", Cwd: ".", Severity: "high", Reason: "recursive forced deletion", Rule: "rm-recursive-force", Words: []string{"rm", "-rf"}}, "Asks the person to approve an action."},
+		{ApprovalResolved{ApprovalID: "ap1", Kind: ApprovalCommand, Decision: DecisionApproved, Command: "rm -rf build/tmp"}, "The answer to an approval request."},
+		{FilesChanged{CheckpointID: "ckpt_1", Status: "pending", Files: []ChangedFile{{Path: "main.go", Action: "created", Additions: 7}}}, "Files of a checkpoint; merge by checkpointId."},
+		{FileChangeResult{CheckpointID: "ckpt_1", FilePath: "main.go", Action: "undo", Hunk: 2, Success: true}, "Keep or undo of one file or hunk."},
+		{KeepUndoResult{CheckpointID: "ckpt_1", Action: "keep", Success: true}, "Keep-all or undo-all of a checkpoint."},
+		{TokenUsage{PromptTokens: 5200, CompletionTokens: 310, ContextWindow: 40960, Categories: TokenCategories{System: 1400, ToolDefinitions: 900, Messages: 1200, ToolResults: 1700}}, "Context use after an iteration."},
+		{TitleChanged{Title: "Hello world in Go"}, "The session's title."},
+		{SessionSettings{Model: ptr("qwen3:8b"), AutoApproveCommands: &yes}, "A change of the session's own settings."},
+		{Error{Message: "cannot reach Ollama at http://localhost:11434 — is `ollama serve` running?", Kind: "connection"}, "A failure shown to the person."},
+		{Warning{Message: "model phi3 has no native tool calling — olly uses text tool calls", Code: "text_tools"}, "A banner."},
+		{Status{Text: "Writing main.go…"}, "A transient spinner line (ephemeral)."},
+		{TurnFinished{Status: FinishDone, Iterations: 3}, "Closes a turn."},
+	}
+}

@@ -1,0 +1,125 @@
+// Package timeline turns a session's events into the structure a frontend
+// renders: user prompts, and for each turn one assistant message holding
+// its text, thinking, tool groups (with approvals and nested sub-agent
+// groups), changed files and final summary (seed critical rule #3).
+//
+// Every frontend builds its view with this package, from live events or
+// from stored ones, so the two cannot differ (seed critical rule #1). The
+// durable events alone produce the same timeline as the full live stream:
+// ephemeral deltas only fill in blocks that a durable event later sets.
+package timeline
+
+import "github.com/olly-agent/olly/internal/event"
+
+// Timeline is a session as rendered.
+type Timeline struct {
+	Title string  `json:"title,omitempty"`
+	Items []*Item `json:"items"`
+}
+
+// Item kinds.
+const (
+	KindUser      = "user"
+	KindAssistant = "assistant"
+)
+
+// Item is one entry of the timeline: a user prompt or the assistant message
+// answering it.
+type Item struct {
+	Kind string `json:"kind"`
+	Turn int    `json:"turn"`
+	// Seq is the event that created the item (user messages: branch points).
+	Seq int64 `json:"seq,omitempty"`
+
+	// User prompts.
+	Text        string             `json:"text,omitempty"`
+	Attachments []event.Attachment `json:"attachments,omitempty"`
+
+	// Assistant messages.
+	Mode   string   `json:"mode,omitempty"`
+	Model  string   `json:"model,omitempty"`
+	Blocks []*Block `json:"blocks,omitempty"`
+	// Status is "running" until the turn finishes, then the finish status.
+	Status     string            `json:"status,omitempty"`
+	Error      string            `json:"error,omitempty"`
+	TokenUsage *event.TokenUsage `json:"tokenUsage,omitempty"`
+	// Live is the transient spinner line (only while running).
+	Live string `json:"live,omitempty"`
+}
+
+// Block kinds.
+const (
+	BlockText     = "text"
+	BlockThinking = "thinking"
+	BlockGroup    = "group"
+	BlockFiles    = "files"
+	BlockFinal    = "final"
+	BlockNotice   = "notice"
+)
+
+// Block is one part of an assistant message.
+type Block struct {
+	Kind      string `json:"kind"`
+	Iteration int    `json:"iteration,omitempty"`
+
+	// Text blocks, thinking blocks, final summary, notices.
+	Text       string `json:"text,omitempty"`
+	DurationMs int64  `json:"durationMs,omitempty"`
+	// Notice level: "error", "warning", "compaction".
+	Level string `json:"level,omitempty"`
+
+	// Groups.
+	Group *Group `json:"group,omitempty"`
+
+	// Changed files.
+	Files *Files `json:"files,omitempty"`
+}
+
+// Group is a progress group: a batch of tool actions, or a sub-agent.
+type Group struct {
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Detail   string    `json:"detail,omitempty"`
+	Subagent bool      `json:"subagent,omitempty"`
+	Done     bool      `json:"done"`
+	Actions  []*Action `json:"actions,omitempty"`
+	// Children are nested groups (a sub-agent's groups), in order.
+	Children []*Group `json:"children,omitempty"`
+	// Thinking holds a sub-agent's reasoning, shown collapsed.
+	Thinking []string `json:"thinking,omitempty"`
+}
+
+// Action is one tool call in a group.
+type Action struct {
+	event.ToolAction
+	// LiveOutput is output streamed while running; replaced by Output.
+	LiveOutput string    `json:"liveOutput,omitempty"`
+	Approval   *Approval `json:"approval,omitempty"`
+}
+
+// Approval is an approval card attached to its action.
+type Approval struct {
+	event.ApprovalRequested
+	// Decision is empty while pending.
+	Decision     string `json:"decision,omitempty"`
+	AutoApproved bool   `json:"autoApproved,omitempty"`
+	// ApprovedCommand is the command as the person edited it.
+	ApprovedCommand string `json:"approvedCommand,omitempty"`
+	DenyReason      string `json:"denyReason,omitempty"`
+}
+
+// Files is the changed-files widget of one checkpoint.
+type Files struct {
+	CheckpointID string              `json:"checkpointId"`
+	Status       string              `json:"status"`
+	Files        []event.ChangedFile `json:"files"`
+}
+
+// Build builds the timeline of events, in order.
+func Build(events []event.Event) *Timeline {
+	b := NewBuilder()
+	for _, ev := range events {
+		b.Apply(ev)
+	}
+	return b.Timeline()
+}
