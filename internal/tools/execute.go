@@ -1,0 +1,95 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/olly-agent/olly/internal/event"
+)
+
+// Reporter lets a running tool update its action line, add further lines
+// to its group (read_file shows one per 100-line chunk) and stream output.
+type Reporter struct {
+	emit func(ctx context.Context, p event.Payload) error
+	base event.ToolAction
+}
+
+// Update emits the action's new state; ids and tool name are filled in.
+func (r *Reporter) Update(ctx context.Context, a event.ToolAction) error {
+	a.GroupID, a.ActionID, a.Tool = r.base.GroupID, r.base.ActionID, r.base.Tool
+	return r.send(ctx, a)
+}
+
+// Extra emits another action in the same group, identified by suffix.
+func (r *Reporter) Extra(ctx context.Context, suffix string, a event.ToolAction) error {
+	a.GroupID, a.ActionID, a.Tool = r.base.GroupID, r.base.ActionID+":"+suffix, r.base.Tool
+	return r.send(ctx, a)
+}
+
+// Output streams live output of the action (ephemeral).
+func (r *Reporter) Output(ctx context.Context, text string) error {
+	if r.emit == nil {
+		return nil
+	}
+	return r.emit(ctx, event.ToolOutput{ActionID: r.base.ActionID, Text: text})
+}
+
+func (r *Reporter) send(ctx context.Context, a event.ToolAction) error {
+	if r.emit == nil {
+		return nil
+	}
+	return r.emit(ctx, a)
+}
+
+// Execute runs one call and shows it: it emits the action's running state,
+// runs the tool, and emits its final state. Unknown tools and malformed
+// arguments become results the model can act on.
+func (r *Registry) Execute(ctx context.Context, env *Env, call Call) Outcome {
+	rep := &Reporter{emit: env.Emit, base: event.ToolAction{GroupID: call.GroupID, ActionID: call.ActionID, Tool: call.Name}}
+	res := r.run(ctx, env, rep, call)
+	final := res.Display
+	final.Status = event.ActionSuccess
+	if res.IsError || res.Denied {
+		final.Status = event.ActionError
+	}
+	if final.Text == "" {
+		final.Text = call.Name
+	}
+	// The final state is shown even when ctx is canceled: the person must
+	// see how the action ended.
+	_ = rep.Update(context.WithoutCancel(ctx), final)
+	return Outcome{Call: call, Result: res}
+}
+
+func (r *Registry) run(ctx context.Context, env *Env, rep *Reporter, call Call) *Result {
+	t, ok := r.Get(call.Name)
+	if !ok {
+		return &Result{IsError: true,
+			Content: fmt.Sprintf("Unknown tool %q. Available tools: %s.", call.Name, strings.Join(r.Sorted(), ", ")),
+			Display: event.ToolAction{Text: "Unknown tool " + call.Name}}
+	}
+	args, err := ParseArgs(call.Args)
+	if err != nil {
+		return &Result{IsError: true,
+			Content: fmt.Sprintf("Invalid arguments for %s: %v. Send a JSON object matching the tool's parameters.", call.Name, err),
+			Display: event.ToolAction{Text: call.Name, Detail: "invalid arguments"}}
+	}
+	if err := rep.Update(ctx, event.ToolAction{Status: event.ActionRunning, Text: call.Name}); err != nil {
+		return &Result{IsError: true, Content: "Could not record the action: " + err.Error(), Display: event.ToolAction{Text: call.Name}}
+	}
+	tenv := *env
+	tenv.Report = rep
+	res, err := t.Run(ctx, &tenv, args)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return &Result{IsError: true, Content: fmt.Sprintf("%s was canceled.", call.Name),
+			Display: event.ToolAction{Text: call.Name, Detail: "canceled"}}
+	case err != nil:
+		return &Result{IsError: true, Content: fmt.Sprintf("%s failed inside olly: %v", call.Name, err),
+			Display: event.ToolAction{Text: call.Name, Detail: err.Error()}}
+	case res == nil:
+		return &Result{IsError: true, Content: fmt.Sprintf("%s returned nothing.", call.Name), Display: event.ToolAction{Text: call.Name}}
+	}
+	return res
+}
