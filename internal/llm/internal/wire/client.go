@@ -1,0 +1,205 @@
+package wire
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+
+	"github.com/olly-agent/olly/internal/llm"
+)
+
+// maxErrorBody bounds how much of an error response is read: enough for any
+// real error object, small enough that a misbehaving proxy cannot stall us.
+const maxErrorBody = 1 << 20
+
+// Client sends requests to one model server with the rules both dialects
+// share: JSON bodies, bearer token, user agent, retries for connection
+// failures and 5xx only, and every failure returned as an *llm.Error that
+// names the request, the server and the model.
+type Client struct {
+	// BaseURL is the normalised server root; Call.Path is appended to it.
+	BaseURL string
+	// Dialect is "ollama" or "openai".
+	Dialect   string
+	HTTP      *http.Client
+	Token     string
+	UserAgent string
+	Retry     llm.RetryPolicy
+	// ParseError extracts the server's error from a non-2xx body. It
+	// reports false when the body is not the dialect's error JSON.
+	ParseError func(body []byte) (ServerError, bool)
+}
+
+// Call is one request.
+type Call struct {
+	Method string
+	// Path starts with "/", e.g. "/api/chat".
+	Path string
+	// Model is the model the request is for, reported in errors.
+	Model string
+	// Body is encoded as JSON; nil sends no body.
+	Body any
+	// Accept is the Accept header; empty means application/json.
+	Accept string
+}
+
+// Op names the request in errors, e.g. "POST /api/chat".
+func (c *Call) Op() string { return c.Method + " " + c.Path }
+
+// Err builds an error about call with everything the message needs.
+func (c *Client) Err(call *Call, kind llm.ErrorKind, status int, message string, cause error) *llm.Error {
+	return &llm.Error{
+		Kind:       kind,
+		Op:         call.Op(),
+		BaseURL:    c.BaseURL,
+		Model:      call.Model,
+		StatusCode: status,
+		Message:    message,
+		Dialect:    c.Dialect,
+		Err:        cause,
+	}
+}
+
+// Canceled is the error for a call whose context ended. It wraps ctx.Err()
+// so that errors.Is(err, context.Canceled) holds.
+func (c *Client) Canceled(ctx context.Context, call *Call) *llm.Error {
+	return c.Err(call, llm.KindCanceled, 0, "", ctx.Err())
+}
+
+// ReadErr classifies a failure reading a response body: the caller's
+// context ending is a cancellation, anything else a dropped connection.
+func (c *Client) ReadErr(ctx context.Context, call *Call, err error) *llm.Error {
+	if ctx.Err() != nil {
+		return c.Canceled(ctx, call)
+	}
+	return c.Err(call, llm.KindConnection, 0, "", err)
+}
+
+// Open sends call and returns the 2xx response; the caller reads and closes
+// its body. Connection failures and 5xx responses are retried per the
+// policy. Nothing is retried once Open has returned: a stream that breaks
+// half-way is never replayed, because its first half already reached the
+// person.
+func (c *Client) Open(ctx context.Context, call *Call) (*http.Response, error) {
+	body, err := encode(call.Body)
+	if err != nil {
+		return nil, c.Err(call, llm.KindBadRequest, 0, "", fmt.Errorf("encode request: %w", err))
+	}
+	var resp *http.Response
+	err = c.Retry.Do(ctx, func() error {
+		var aerr error
+		resp, aerr = c.attempt(ctx, call, body)
+		return aerr
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, c.Canceled(ctx, call)
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// JSON sends call and decodes the whole 2xx body into out. Here a body
+// that breaks off is retried too: nothing of it has reached the caller.
+func (c *Client) JSON(ctx context.Context, call *Call, out any) error {
+	body, err := encode(call.Body)
+	if err != nil {
+		return c.Err(call, llm.KindBadRequest, 0, "", fmt.Errorf("encode request: %w", err))
+	}
+	err = c.Retry.Do(ctx, func() error {
+		resp, err := c.attempt(ctx, call, body)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return c.ReadErr(ctx, call, err)
+		}
+		if err := json.Unmarshal(data, out); err != nil {
+			e := c.Err(call, llm.KindMalformedStream, resp.StatusCode, "", fmt.Errorf("decode response: %w", err))
+			e.Line = llm.QuoteLine(data)
+			return e
+		}
+		return nil
+	})
+	if err != nil && ctx.Err() != nil {
+		return c.Canceled(ctx, call)
+	}
+	return err
+}
+
+func encode(v any) ([]byte, error) {
+	if v == nil {
+		return nil, nil
+	}
+	return json.Marshal(v)
+}
+
+// attempt makes one request. A non-2xx response is read, closed and turned
+// into an error.
+func (c *Client) attempt(ctx context.Context, call *Call, body []byte) (*http.Response, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, call.Method, c.BaseURL+call.Path, rd)
+	if err != nil {
+		return nil, c.Err(call, llm.KindBadRequest, 0, "", err)
+	}
+	c.setHeaders(req, call, body != nil)
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, c.Canceled(ctx, call)
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // the URL is already in the message
+		}
+		return nil, c.Err(call, llm.KindConnection, 0, "", err)
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return nil, c.statusErr(call, resp.StatusCode, data)
+}
+
+func (c *Client) setHeaders(req *http.Request, call *Call, hasBody bool) {
+	if hasBody {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	accept := call.Accept
+	if accept == "" {
+		accept = "application/json"
+	}
+	req.Header.Set("Accept", accept)
+	if c.UserAgent != "" {
+		req.Header.Set("User-Agent", c.UserAgent)
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+}
+
+func (c *Client) statusErr(call *Call, status int, body []byte) *llm.Error {
+	se, ok := ServerError{}, false
+	if c.ParseError != nil {
+		se, ok = c.ParseError(body)
+	}
+	if !ok {
+		se = ServerError{Message: PlainMessage(body)}
+	}
+	if se.Message == "" {
+		se.Message = http.StatusText(status)
+	}
+	return c.Err(call, StatusKind(status, se), status, se.Message, nil)
+}

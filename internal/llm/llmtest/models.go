@@ -1,0 +1,277 @@
+package llmtest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// model is one installed model.
+type model struct {
+	name       string
+	caps       []string
+	ctxLen     int
+	family     string
+	paramSize  string
+	quant      string
+	size       int64
+	template   string
+	parameters string
+	license    string
+	running    bool
+	numCtx     int
+	expires    time.Time
+}
+
+// ModelOption describes a model added with AddModel.
+type ModelOption func(*model)
+
+// Caps sets the model's capabilities as Ollama names them: "completion",
+// "tools", "thinking", "insert", "vision", "embedding". The default is
+// completion and tools. Requests that need a missing capability (tools,
+// think, a suffix, images, chat with an embedding-only model) get the 400
+// Ollama sends: `"name" does not support tools`.
+func Caps(caps ...string) ModelOption { return func(m *model) { m.caps = caps } }
+
+// ContextLength sets the trained context window, reported by /api/show as
+// model_info "<family>.context_length" and by /v1/models per flavor.
+func ContextLength(n int) ModelOption { return func(m *model) { m.ctxLen = n } }
+
+// Family sets details.family and model_info general.architecture (default:
+// the name up to ':').
+func Family(f string) ModelOption { return func(m *model) { m.family = f } }
+
+// ParameterSize sets details.parameter_size (default "8.2B").
+func ParameterSize(s string) ModelOption { return func(m *model) { m.paramSize = s } }
+
+// Quantization sets details.quantization_level (default "Q4_K_M").
+func Quantization(q string) ModelOption { return func(m *model) { m.quant = q } }
+
+// Size sets the model's size in bytes.
+func Size(n int64) ModelOption { return func(m *model) { m.size = n } }
+
+// Template sets the template /api/show reports.
+func Template(t string) ModelOption { return func(m *model) { m.template = t } }
+
+// Running marks the model as loaded, as listed by /api/ps. A model also
+// becomes running when it serves a request.
+func Running() ModelOption { return func(m *model) { m.running = true } }
+
+// AddModel installs a model, replacing one of the same name.
+func (s *Server) AddModel(name string, opts ...ModelOption) {
+	m := &model{
+		name:      name,
+		caps:      []string{"completion", "tools"},
+		family:    strings.SplitN(name, ":", 2)[0],
+		paramSize: "8.2B",
+		quant:     "Q4_K_M",
+		size:      5_000_000_000,
+		license:   "Apache License 2.0",
+	}
+	for _, o := range opts {
+		o(m)
+	}
+	if m.running {
+		m.expires = time.Now().Add(5 * time.Minute)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.models = slices.DeleteFunc(s.models, func(o *model) bool { return o.name == name })
+	s.models = append(s.models, m)
+}
+
+// lookup finds a model the way Ollama resolves names: "qwen3" means
+// "qwen3:latest".
+func (s *Server) lookup(name string) *model {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, want := range []string{name, name + ":latest"} {
+		for _, m := range s.models {
+			if m.name == want {
+				return m
+			}
+		}
+		if strings.Contains(name, ":") {
+			break
+		}
+	}
+	return nil
+}
+
+// markRunning loads the model as a served request does; keep_alive 0
+// unloads it.
+func (s *Server) markRunning(m *model, req *Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if req.KeepAlive == "0" {
+		m.running = false
+		return
+	}
+	m.running = true
+	m.expires = time.Now().Add(5 * time.Minute)
+	m.numCtx = 4096
+	if req.Options.NumCtx != nil {
+		m.numCtx = *req.Options.NumCtx
+	}
+}
+
+var modifiedAt = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func digest(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:])
+}
+
+func (m *model) details() map[string]any {
+	return map[string]any{
+		"parent_model":       "",
+		"format":             "gguf",
+		"family":             m.family,
+		"families":           []string{m.family},
+		"parameter_size":     m.paramSize,
+		"quantization_level": m.quant,
+	}
+}
+
+func (m *model) listed() map[string]any {
+	return map[string]any{
+		"name":        m.name,
+		"model":       m.name,
+		"modified_at": modifiedAt.Format(time.RFC3339Nano),
+		"size":        m.size,
+		"digest":      digest(m.name),
+		"details":     m.details(),
+	}
+}
+
+func (s *Server) snapshot() []model {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]model, len(s.models))
+	for i, m := range s.models {
+		out[i] = *m
+	}
+	return out
+}
+
+func (s *Server) serveVersion(w http.ResponseWriter, _ *Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"version": s.version})
+}
+
+func (s *Server) tags(w http.ResponseWriter, _ *Request) {
+	list := []map[string]any{}
+	for _, m := range s.snapshot() {
+		list = append(list, m.listed())
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"models": list})
+}
+
+func (s *Server) ps(w http.ResponseWriter, _ *Request) {
+	list := []map[string]any{}
+	for _, m := range s.snapshot() {
+		if !m.running {
+			continue
+		}
+		e := m.listed()
+		delete(e, "modified_at")
+		e["expires_at"] = m.expires.Format(time.RFC3339Nano)
+		e["size_vram"] = m.size
+		e["context_length"] = max(m.numCtx, 4096)
+		list = append(list, e)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"models": list})
+}
+
+func (s *Server) show(w http.ResponseWriter, req *Request) {
+	if req.DecodeErr != nil {
+		s.writeError(w, req, http.StatusBadRequest, req.DecodeErr.Error())
+		return
+	}
+	if req.Model == "" {
+		s.writeError(w, req, http.StatusBadRequest, "model is required")
+		return
+	}
+	mp := s.lookup(req.Model)
+	if mp == nil {
+		s.notFound(w, req)
+		return
+	}
+	s.mu.Lock()
+	m := *mp
+	s.mu.Unlock()
+	info := map[string]any{
+		"general.architecture":         m.family,
+		"general.parameter_count":      8_190_735_360,
+		"general.file_type":            15,
+		m.family + ".embedding_length": 4096,
+		m.family + ".block_count":      36,
+	}
+	if m.ctxLen > 0 {
+		info[m.family+".context_length"] = m.ctxLen
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"license":      m.license,
+		"modelfile":    "FROM " + m.name,
+		"parameters":   m.parameters,
+		"template":     m.template,
+		"details":      m.details(),
+		"model_info":   info,
+		"capabilities": m.caps,
+		"modified_at":  modifiedAt.Format(time.RFC3339Nano),
+	})
+}
+
+func (s *Server) openaiModels(w http.ResponseWriter, _ *Request) {
+	list := []map[string]any{}
+	for _, m := range s.snapshot() {
+		e := map[string]any{"id": m.name, "object": "model", "created": modifiedAt.Unix(), "owned_by": "library"}
+		switch s.flavor {
+		case FlavorVLLM:
+			e["owned_by"] = "vllm"
+			if m.ctxLen > 0 {
+				e["max_model_len"] = m.ctxLen
+			}
+		case FlavorLlamaCpp:
+			e["owned_by"] = "llamacpp"
+			if m.ctxLen > 0 {
+				e["meta"] = map[string]any{"vocab_type": 2, "n_vocab": 151936, "n_ctx_train": m.ctxLen, "n_embd": 4096}
+			}
+		}
+		list = append(list, e)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": list})
+}
+
+// missingCapability names the capability a request needs that the model
+// lacks, or "".
+func missingCapability(m *model, req *Request, ep endpoint) string {
+	need := []string{}
+	if ep == endpointChat || req.Prompt != "" {
+		need = append(need, "completion")
+	}
+	if len(req.Tools) > 0 {
+		need = append(need, "tools")
+	}
+	if req.Think != nil && (req.Think.Enabled || req.Think.Level != "") && req.Dialect == "ollama" {
+		need = append(need, "thinking")
+	}
+	if req.Suffix != "" {
+		need = append(need, "insert")
+	}
+	hasImages := len(req.Images) > 0
+	for _, msg := range req.Messages {
+		hasImages = hasImages || len(msg.Images) > 0
+	}
+	if hasImages {
+		need = append(need, "vision")
+	}
+	for _, c := range need {
+		if !slices.Contains(m.caps, c) {
+			return c
+		}
+	}
+	return ""
+}

@@ -1,0 +1,95 @@
+package ollama_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/ollama"
+)
+
+// tokenStream builds an /api/chat body of about size bytes as Ollama
+// writes it: one line per token, with the model name and timestamp
+// repeated on each, Go's escaping of <, > and &, then the final chunk.
+func tokenStream(size int) []byte {
+	tokens := []string{"func", " main", "()", " {\n", "\t", "fmt", ".", "Println", "(\"", "héllo", "\")", "\n}", " <", "T", ">", " &&", " x", " :=", " 42", "\n"}
+	type msg struct {
+		Role     string `json:"role"`
+		Content  string `json:"content"`
+		Thinking string `json:"thinking,omitempty"`
+	}
+	type line struct {
+		Model     string `json:"model"`
+		CreatedAt string `json:"created_at"`
+		Message   msg    `json:"message"`
+		Done      bool   `json:"done"`
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for i := 0; b.Len() < size; i++ {
+		m := msg{Role: "assistant", Content: tokens[i%len(tokens)]}
+		if i < 200 {
+			m.Content, m.Thinking = "", tokens[i%len(tokens)]
+		}
+		_ = enc.Encode(line{Model: "qwen3:8b", CreatedAt: "2025-06-01T12:00:00.123456789Z", Message: m})
+	}
+	b.WriteString(`{"model":"qwen3:8b","created_at":"2025-06-01T12:00:01Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":1,"load_duration":1,"prompt_eval_count":1,"prompt_eval_duration":1,"eval_count":1,"eval_duration":1}` + "\n")
+	return b.Bytes()
+}
+
+// toolCallStream is one tool call writing a file of about size bytes.
+func toolCallStream(size int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"model":"qwen3:8b","created_at":"2025-06-01T12:00:00Z","message":{"role":"assistant","content":"","tool_calls":[{"id":"call_1","function":{"index":0,"name":"write_file","arguments":{"path":"big.go","content":"`)
+	for b.Len() < size {
+		b.WriteString(`\tfmt.Println(\"line\") // \u003cok\u003e\n`)
+	}
+	b.WriteString(`"}}}]},"done":false}` + "\n")
+	b.WriteString(`{"model":"qwen3:8b","created_at":"2025-06-01T12:00:01Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true}` + "\n")
+	return []byte(b.String())
+}
+
+func benchChat(b *testing.B, body []byte) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+		_, _ = w.Write(body)
+	}))
+	b.Cleanup(srv.Close)
+	c, err := ollama.New(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := &llm.ChatRequest{Model: "qwen3:8b", Messages: []llm.Message{{Role: llm.RoleUser, Content: "go"}}}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := c.Chat(context.Background(), req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			ch, err := s.Recv()
+			if err != nil {
+				break
+			}
+			n += len(ch.Content) + len(ch.Thinking) + len(ch.ToolCalls)
+		}
+		if n == 0 {
+			b.Fatal("nothing decoded")
+		}
+		_ = s.Close()
+	}
+}
+
+// BenchmarkChatStream decodes a 50 MB token-by-token chat stream through
+// the client over real HTTP.
+func BenchmarkChatStream(b *testing.B) { benchChat(b, tokenStream(50<<20)) }
+
+// BenchmarkChatStreamToolCall decodes one 50 MB tool-call line.
+func BenchmarkChatStreamToolCall(b *testing.B) { benchChat(b, toolCallStream(50<<20)) }

@@ -1,0 +1,273 @@
+package ollama_test
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/llmtest"
+)
+
+func TestChatStreamsEveryKindOfChunk(t *testing.T) {
+	srv := newServer(t)
+	srv.Enqueue(llmtest.Reply(
+		llmtest.Thinking("plan: "), llmtest.Thinking("write it"),
+		llmtest.Text("Hello "), llmtest.Text("wörld \"quoted\" <tag> \n"),
+		llmtest.ToolCall("write_file", `{"path":"a.go","content":"package a\n"}`),
+		llmtest.ToolCallID("my-id", "read_file", `{"path":"b.go"}`),
+		llmtest.Usage(120, 35),
+		llmtest.Timings(10*time.Millisecond, 20*time.Millisecond, 30*time.Millisecond),
+		llmtest.DoneReason("length"),
+	))
+	c, _ := newClient(t, srv)
+	s, err := c.Chat(context.Background(), &llm.ChatRequest{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := drain(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var content, thinking string
+	var calls []llm.ToolCall
+	for _, ch := range chunks[:len(chunks)-1] {
+		if ch.Done {
+			t.Fatalf("Done before the last chunk: %+v", ch)
+		}
+		content += ch.Content
+		thinking += ch.Thinking
+		calls = append(calls, ch.ToolCalls...)
+	}
+	if content != "Hello wörld \"quoted\" <tag> \n" || thinking != "plan: write it" {
+		t.Errorf("content %q, thinking %q", content, thinking)
+	}
+	wantCalls := []llm.ToolCall{
+		{ID: "call_1", Index: 0, Name: "write_file", Arguments: json.RawMessage(`{"path":"a.go","content":"package a\n"}`)},
+		{ID: "my-id", Index: 1, Name: "read_file", Arguments: json.RawMessage(`{"path":"b.go"}`)},
+	}
+	if d := cmp.Diff(wantCalls, calls); d != "" {
+		t.Errorf("tool calls (-want +got):\n%s", d)
+	}
+	last := chunks[len(chunks)-1]
+	wantLast := llm.ChatChunk{Done: true, DoneReason: "length", Metrics: &llm.Metrics{
+		PromptTokens: 120, CompletionTokens: 35, TotalDuration: 60 * time.Millisecond,
+		LoadDuration: 10 * time.Millisecond, PromptEvalDuration: 20 * time.Millisecond, EvalDuration: 30 * time.Millisecond,
+	}}
+	if d := cmp.Diff(wantLast, last); d != "" {
+		t.Errorf("final chunk (-want +got):\n%s", d)
+	}
+	// After the end, Recv keeps reporting io.EOF.
+	if _, err := s.Recv(); err == nil {
+		t.Error("Recv after the end returned no error")
+	}
+}
+
+func TestChatSendsTheWholeRequest(t *testing.T) {
+	srv := newServer(t)
+	srv.Enqueue(llmtest.Reply(llmtest.Text("ok")))
+	c, _ := newClient(t, srv)
+	png := []byte("\x89PNG\r\n\x1a\nfake")
+	req := &llm.ChatRequest{
+		Model: model,
+		Messages: []llm.Message{
+			{Role: llm.RoleSystem, Content: "be brief"},
+			{Role: llm.RoleUser, Content: "look", Images: [][]byte{png}},
+			{Role: llm.RoleAssistant, Content: "", Thinking: "hmm", ToolCalls: []llm.ToolCall{
+				{ID: "call_9", Index: 1, Name: "read_file", Arguments: json.RawMessage(`{"path":"x"}`)},
+			}},
+			{Role: llm.RoleTool, Content: "file body", ToolName: "read_file", ToolCallID: "call_9"},
+		},
+		Tools: []llm.Tool{
+			{Name: "read_file", Description: "Read a file", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)},
+			{Name: "no_params", Description: "No parameters"},
+		},
+		Think:   &llm.Think{Enabled: true},
+		Format:  json.RawMessage(`{"type":"object"}`),
+		Options: allOptions(),
+	}
+	s, err := c.Chat(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := drain(t, s); err != nil {
+		t.Fatal(err)
+	}
+	got := srv.LastRequest("/api/chat")
+	if d := cmp.Diff(req.Messages, got.Messages); d != "" {
+		t.Errorf("messages as the server decoded them (-sent +got):\n%s", d)
+	}
+	wantTools := []llm.Tool{req.Tools[0], {Name: "no_params", Description: "No parameters", Parameters: json.RawMessage(`{"type":"object","properties":{}}`)}}
+	if d := cmp.Diff(wantTools, got.Tools); d != "" {
+		t.Errorf("tools (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(req.Options, got.Options); d != "" {
+		t.Errorf("options (-sent +got):\n%s", d)
+	}
+	for field, want := range map[string]string{
+		"stream": `true`, "think": `true`, "format": `{"type":"object"}`, "model": `"qwen3:8b"`,
+	} {
+		if string(got.Fields[field]) != want {
+			t.Errorf("%s = %s, want %s", field, got.Fields[field], want)
+		}
+	}
+	if _, ok := got.Fields["keep_alive"]; ok {
+		t.Error("keep_alive sent although empty")
+	}
+	var msgs []map[string]json.RawMessage
+	_ = json.Unmarshal(got.Fields["messages"], &msgs)
+	if string(msgs[1]["images"]) != `["iVBORw0KGgpmYWtl"]` {
+		t.Errorf("images = %s, want base64 strings", msgs[1]["images"])
+	}
+	if string(msgs[2]["tool_calls"]) != `[{"id":"call_9","function":{"index":1,"name":"read_file","arguments":{"path":"x"}}}]` {
+		t.Errorf("tool_calls = %s", msgs[2]["tool_calls"])
+	}
+	if got.Header.Get("Accept") != "application/x-ndjson" || got.Header.Get("Content-Type") != "application/json" || got.Header.Get("User-Agent") != "olly" {
+		t.Errorf("headers: %v", got.Header)
+	}
+}
+
+// allOptions sets every option, each to a distinct value.
+func allOptions() llm.Options {
+	return llm.Options{
+		NumCtx: llm.Ptr(8192), Seed: llm.Ptr(42), Temperature: llm.Ptr(0.2), NumPredict: llm.Ptr(512),
+		Stop: []string{"[TASK_COMPLETE]"}, RepeatPenalty: llm.Ptr(1.1), RepeatLastN: llm.Ptr(64),
+		TopK: llm.Ptr(40), TopP: llm.Ptr(0.9), MinP: llm.Ptr(0.05), TypicalP: llm.Ptr(0.7), TFSZ: llm.Ptr(1.5),
+		PresencePenalty: llm.Ptr(0.3), FrequencyPenalty: llm.Ptr(0.4), Mirostat: llm.Ptr(2),
+		MirostatTau: llm.Ptr(5.0), MirostatEta: llm.Ptr(0.1), NumKeep: llm.Ptr(4), NumBatch: llm.Ptr(256),
+		NumGPU: llm.Ptr(99), MainGPU: llm.Ptr(1), NumThread: llm.Ptr(8),
+	}
+}
+
+func TestChatSendsEveryOptionUnderOllamasName(t *testing.T) {
+	srv := newServer(t)
+	srv.Enqueue(llmtest.Reply(llmtest.Text("ok")))
+	c, _ := newClient(t, srv)
+	s, err := c.Chat(context.Background(), &llm.ChatRequest{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}, Options: allOptions()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = drain(t, s)
+	var opts map[string]json.RawMessage
+	if err := json.Unmarshal(srv.LastRequest("/api/chat").Fields["options"], &opts); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	// The seed's OllamaOptions list.
+	want := []string{"frequency_penalty", "main_gpu", "min_p", "mirostat", "mirostat_eta", "mirostat_tau", "num_batch", "num_ctx", "num_gpu", "num_keep", "num_predict", "num_thread", "presence_penalty", "repeat_last_n", "repeat_penalty", "seed", "stop", "temperature", "tfs_z", "top_k", "top_p", "typical_p"}
+	if d := cmp.Diff(want, keys); d != "" {
+		t.Errorf("option names (-want +got):\n%s", d)
+	}
+}
+
+func TestChatEncodesThinkKeepAliveAndFormat(t *testing.T) {
+	cases := []struct {
+		name      string
+		think     *llm.Think
+		keepAlive string
+		format    string
+		want      map[string]string // field → raw JSON; "" means absent
+	}{
+		{name: "defaults send nothing", want: map[string]string{"think": "", "keep_alive": "", "format": "", "options": ""}},
+		{name: "think on", think: &llm.Think{Enabled: true}, want: map[string]string{"think": "true"}},
+		{name: "think off", think: &llm.Think{}, want: map[string]string{"think": "false"}},
+		{name: "think level", think: &llm.Think{Enabled: true, Level: "high"}, want: map[string]string{"think": `"high"`}},
+		{name: "keep alive forever is a number", keepAlive: "-1", want: map[string]string{"keep_alive": "-1"}},
+		{name: "keep alive seconds is a number", keepAlive: "300", want: map[string]string{"keep_alive": "300"}},
+		{name: "keep alive zero unloads", keepAlive: "0", want: map[string]string{"keep_alive": "0"}},
+		{name: "keep alive fraction", keepAlive: " 1.5 ", want: map[string]string{"keep_alive": "1.5"}},
+		{name: "keep alive duration is a string", keepAlive: "30m", want: map[string]string{"keep_alive": `"30m"`}},
+		{name: "format json", format: `"json"`, want: map[string]string{"format": `"json"`}},
+		{name: "format bare word is quoted", format: `json`, want: map[string]string{"format": `"json"`}},
+		{name: "format schema", format: `{"type":"object","properties":{"a":{"type":"string"}}}`, want: map[string]string{"format": `{"type":"object","properties":{"a":{"type":"string"}}}`}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newServer(t)
+			srv.Enqueue(llmtest.Reply(llmtest.Text("ok")))
+			c, _ := newClient(t, srv)
+			req := &llm.ChatRequest{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}, Think: tc.think, KeepAlive: tc.keepAlive}
+			if tc.format != "" {
+				req.Format = json.RawMessage(tc.format)
+			}
+			s, err := c.Chat(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := drain(t, s); err != nil {
+				t.Fatal(err)
+			}
+			got := srv.LastRequest("/api/chat").Fields
+			for field, want := range tc.want {
+				if string(got[field]) != want {
+					t.Errorf("%s = %q, want %q", field, got[field], want)
+				}
+			}
+		})
+	}
+}
+
+func TestGenerateFillInTheMiddle(t *testing.T) {
+	srv := newServer(t)
+	srv.Enqueue(llmtest.Reply(llmtest.Text("return "), llmtest.Text("a + b"), llmtest.Usage(30, 4)))
+	c, _ := newClient(t, srv)
+	req := &llm.GenerateRequest{
+		Model: model, Prompt: "func add(a, b int) int {\n\t", Suffix: "\n}\n", System: "complete code", Raw: true,
+		Options: llm.Options{Temperature: llm.Ptr(0.0), NumPredict: llm.Ptr(64), Stop: []string{"\n\n"}}, KeepAlive: "-1",
+	}
+	s, err := c.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := drain(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for _, ch := range chunks {
+		text += ch.Response
+	}
+	last := chunks[len(chunks)-1]
+	if text != "return a + b" || !last.Done || last.DoneReason != "stop" || last.Metrics.PromptTokens != 30 || last.Metrics.CompletionTokens != 4 {
+		t.Errorf("text %q, last chunk %+v %+v", text, last, last.Metrics)
+	}
+	got := srv.LastRequest("/api/generate")
+	if got.Prompt != req.Prompt || got.Suffix != req.Suffix || got.System != req.System || !got.Raw || got.KeepAlive != "-1" || !got.Stream {
+		t.Errorf("server saw %+v", got)
+	}
+	if string(got.Fields["keep_alive"]) != "-1" {
+		t.Errorf("keep_alive = %s, want the number -1", got.Fields["keep_alive"])
+	}
+	if d := cmp.Diff(req.Options, got.Options); d != "" {
+		t.Errorf("options (-sent +got):\n%s", d)
+	}
+}
+
+func TestGenerateWithImagesAndThinking(t *testing.T) {
+	srv := newServer(t)
+	srv.Enqueue(llmtest.Reply(llmtest.Thinking("looking"), llmtest.Text("a cat")))
+	c, _ := newClient(t, srv)
+	s, err := c.Generate(context.Background(), &llm.GenerateRequest{Model: model, Prompt: "what is it?", Images: [][]byte{[]byte("img")}, Think: &llm.Think{Level: "low"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chunks, err := drain(t, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if chunks[0].Thinking != "looking" || chunks[1].Response != "a cat" {
+		t.Errorf("chunks %+v", chunks)
+	}
+	got := srv.LastRequest("/api/generate")
+	if string(got.Fields["think"]) != `"low"` || len(got.Images) != 1 || string(got.Images[0]) != "img" {
+		t.Errorf("server saw think %s images %q", got.Fields["think"], got.Images)
+	}
+}

@@ -1,0 +1,181 @@
+package ollama
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/internal/wire"
+)
+
+// chatChunk is one line of a streamed /api/chat response. Fields olly does
+// not use (model, created_at, role) are left out so the decoder skips them.
+type chatChunk struct {
+	Message struct {
+		Content   string     `json:"content"`
+		Thinking  string     `json:"thinking"`
+		ToolCalls []toolCall `json:"tool_calls"`
+	} `json:"message"`
+	Done       bool    `json:"done"`
+	DoneReason string  `json:"done_reason"`
+	Error      *string `json:"error"`
+	metrics
+}
+
+// generateChunk is one line of a streamed /api/generate response.
+type generateChunk struct {
+	Response   string  `json:"response"`
+	Thinking   string  `json:"thinking"`
+	Done       bool    `json:"done"`
+	DoneReason string  `json:"done_reason"`
+	Error      *string `json:"error"`
+	metrics
+}
+
+// metrics are the counts on the final chunk; durations are nanoseconds.
+type metrics struct {
+	TotalDuration      int64 `json:"total_duration"`
+	LoadDuration       int64 `json:"load_duration"`
+	PromptEvalCount    int   `json:"prompt_eval_count"`
+	PromptEvalDuration int64 `json:"prompt_eval_duration"`
+	EvalCount          int   `json:"eval_count"`
+	EvalDuration       int64 `json:"eval_duration"`
+}
+
+func (m *metrics) neutral() *llm.Metrics {
+	return &llm.Metrics{
+		PromptTokens:       m.PromptEvalCount,
+		CompletionTokens:   m.EvalCount,
+		TotalDuration:      time.Duration(m.TotalDuration),
+		LoadDuration:       time.Duration(m.LoadDuration),
+		PromptEvalDuration: time.Duration(m.PromptEvalDuration),
+		EvalDuration:       time.Duration(m.EvalDuration),
+	}
+}
+
+// lineStream reads an NDJSON response one object per line. Every line is
+// decoded or reported: a malformed line ends the stream with an error that
+// quotes it (the seed's parser silently dropped such lines, losing output).
+type lineStream[T any] struct {
+	b      *wire.Body
+	decode func(b *wire.Body, line []byte) (chunk T, done bool, err error)
+}
+
+// Recv returns the next chunk; io.EOF after the final one.
+func (s *lineStream[T]) Recv() (T, error) {
+	var zero T
+	if err := s.b.Err(); err != nil {
+		return zero, err
+	}
+	for {
+		line, err := s.b.Lines.Next()
+		if err != nil {
+			return zero, s.b.Finish(s.b.ReadFailure(err))
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue // blank lines carry nothing; Ollama sends none
+		}
+		chunk, done, err := s.decode(s.b, line)
+		if err != nil {
+			return zero, s.b.Finish(err)
+		}
+		if done {
+			s.b.Finish(io.EOF)
+		}
+		return chunk, nil
+	}
+}
+
+// Close releases the connection.
+func (s *lineStream[T]) Close() error { return s.b.Close() }
+
+func newChatStream(ctx context.Context, w *wire.Client, call *wire.Call, body io.ReadCloser) llm.Stream[llm.ChatChunk] {
+	return &lineStream[llm.ChatChunk]{b: wire.NewBody(ctx, w, call, body), decode: decodeChat}
+}
+
+func newGenerateStream(ctx context.Context, w *wire.Client, call *wire.Call, body io.ReadCloser) llm.Stream[llm.GenerateChunk] {
+	return &lineStream[llm.GenerateChunk]{b: wire.NewBody(ctx, w, call, body), decode: decodeGenerate}
+}
+
+// errNotObject is the cause for a line that is valid JSON but not an object.
+var errNotObject = errors.New("not a JSON object")
+
+// unmarshalLine decodes one line into v, which must be an object.
+func unmarshalLine(b *wire.Body, line []byte, v any) error {
+	if t := bytes.TrimLeft(line, " \t\r"); len(t) == 0 || t[0] != '{' {
+		return b.Malformed(line, errNotObject)
+	}
+	if err := json.Unmarshal(line, v); err != nil {
+		return b.Malformed(line, err)
+	}
+	return nil
+}
+
+func decodeChat(b *wire.Body, line []byte) (llm.ChatChunk, bool, error) {
+	var c chatChunk
+	if !fastChat(line, &c) {
+		slow := new(chatChunk)
+		if err := unmarshalLine(b, line, slow); err != nil {
+			return llm.ChatChunk{}, false, err
+		}
+		c = *slow
+	}
+	if c.Error != nil {
+		return llm.ChatChunk{}, false, b.ServerFailure(wire.ServerError{Message: *c.Error})
+	}
+	out := llm.ChatChunk{Content: c.Message.Content, Thinking: c.Message.Thinking, Done: c.Done}
+	for _, tc := range c.Message.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, neutralCall(tc))
+	}
+	if c.Done {
+		out.DoneReason = c.DoneReason
+		out.Metrics = c.neutral()
+	}
+	return out, c.Done, nil
+}
+
+func decodeGenerate(b *wire.Body, line []byte) (llm.GenerateChunk, bool, error) {
+	var c generateChunk
+	if !fastGenerate(line, &c) {
+		slow := new(generateChunk)
+		if err := unmarshalLine(b, line, slow); err != nil {
+			return llm.GenerateChunk{}, false, err
+		}
+		c = *slow
+	}
+	if c.Error != nil {
+		return llm.GenerateChunk{}, false, b.ServerFailure(wire.ServerError{Message: *c.Error})
+	}
+	out := llm.GenerateChunk{Response: c.Response, Thinking: c.Thinking, Done: c.Done}
+	if c.Done {
+		out.DoneReason = c.DoneReason
+		out.Metrics = c.neutral()
+	}
+	return out, c.Done, nil
+}
+
+// neutralCall converts a tool call. Ollama sends arguments as a JSON
+// object; a proxy that sends them as a string holding an object is
+// tolerated, and anything else is kept verbatim in RawArguments.
+func neutralCall(tc toolCall) llm.ToolCall {
+	out := llm.ToolCall{ID: tc.ID, Index: tc.Function.Index, Name: tc.Function.Name}
+	args := bytes.TrimSpace(tc.Function.Arguments)
+	if len(args) > 0 && args[0] == '{' {
+		// Already validated and copied by the line's decoder; skipping
+		// SplitArguments avoids a second pass over a file-sized argument.
+		out.Arguments = args
+		return out
+	}
+	if len(args) > 0 && args[0] == '"' {
+		var s string
+		if json.Unmarshal(args, &s) == nil {
+			args = []byte(s)
+		}
+	}
+	out.Arguments, out.RawArguments = wire.SplitArguments(args)
+	return out
+}

@@ -1,0 +1,91 @@
+package openai_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/openai"
+)
+
+type benchDelta map[string]any
+
+// sseStream builds a chat.completion.chunk stream of about size bytes, one
+// event per token, as OpenAI frames it (usage: null on each chunk when
+// usage was asked for).
+func sseStream(size int, delta func(i int) benchDelta) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < size; i++ {
+		data, _ := json.Marshal(map[string]any{
+			"id": "chatcmpl-8a7b6c", "object": "chat.completion.chunk", "created": 1735689600, "model": "qwen3:8b",
+			"system_fingerprint": "fp_44709d6fcb",
+			"choices":            []map[string]any{{"index": 0, "delta": delta(i), "logprobs": nil, "finish_reason": nil}},
+			"usage":              nil,
+		})
+		b.WriteString("data: ")
+		b.Write(data)
+		b.WriteString("\n\n")
+	}
+	b.WriteString(`data: {"id":"chatcmpl-8a7b6c","object":"chat.completion.chunk","created":1735689600,"model":"qwen3:8b","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}` + "\n\n")
+	b.WriteString(`data: {"id":"chatcmpl-8a7b6c","object":"chat.completion.chunk","created":1735689600,"model":"qwen3:8b","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":20,"total_tokens":30}}` + "\n\n")
+	b.WriteString("data: [DONE]\n\n")
+	return b.Bytes()
+}
+
+var tokens = []string{"func", " main", "()", " {\n", "\t", "fmt", ".", "Println", "(\"", "héllo", "\")", "\n}", " <", "T", ">", " &&", " x", " :=", " 42", "\n"}
+
+func benchSSE(b *testing.B, body []byte) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(body)
+	}))
+	b.Cleanup(srv.Close)
+	c, err := openai.New(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := &llm.ChatRequest{Model: "qwen3:8b", Messages: []llm.Message{{Role: llm.RoleUser, Content: "go"}}}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := c.Chat(context.Background(), req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			ch, err := s.Recv()
+			if err != nil {
+				break
+			}
+			n += len(ch.Content) + len(ch.Thinking) + len(ch.ToolCalls)
+		}
+		if n == 0 {
+			b.Fatal("nothing decoded")
+		}
+		_ = s.Close()
+	}
+}
+
+// BenchmarkChatStreamSSE decodes a 50 MB token-by-token SSE stream through
+// the client over real HTTP.
+func BenchmarkChatStreamSSE(b *testing.B) {
+	benchSSE(b, sseStream(50<<20, func(i int) benchDelta { return benchDelta{"content": tokens[i%len(tokens)]} }))
+}
+
+// BenchmarkChatStreamSSEToolCall decodes a 50 MB stream of argument
+// fragments of one tool call (a file being written), assembled into one
+// call.
+func BenchmarkChatStreamSSEToolCall(b *testing.B) {
+	benchSSE(b, sseStream(50<<20, func(i int) benchDelta {
+		call := map[string]any{"index": 0, "function": map[string]string{"arguments": tokens[i%len(tokens)]}}
+		if i == 0 {
+			call = map[string]any{"index": 0, "id": "call_1", "type": "function", "function": map[string]string{"name": "write_file", "arguments": `{"content":"`}}
+		}
+		return benchDelta{"tool_calls": []any{call}}
+	}))
+}

@@ -1,0 +1,190 @@
+// Package openai is olly's client for OpenAI-compatible servers (llama.cpp,
+// vLLM, LM Studio, Ollama's /v1, hosted APIs). It implements llm.Provider:
+// chat over /v1/chat/completions and completion over /v1/completions, both
+// streamed as server-sent events, /v1/models and /v1/embeddings. The
+// dialect has no running-model list and no version endpoint; those methods
+// return an *llm.Error of kind KindUnsupported.
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/internal/wire"
+)
+
+// Dialect is the name this client reports for its wire format.
+const Dialect = "openai"
+
+// DefaultUserAgent is sent unless WithUserAgent says otherwise.
+const DefaultUserAgent = "olly"
+
+// Client talks to one OpenAI-compatible server. It is safe for concurrent
+// use.
+type Client struct {
+	w wire.Client
+}
+
+var _ llm.Provider = (*Client)(nil)
+
+// Option configures a Client.
+type Option func(*config)
+
+type config struct {
+	http      *http.Client
+	apiKey    string
+	userAgent string
+	retry     llm.RetryPolicy
+}
+
+// WithHTTPClient sets the HTTP client. The default has no overall timeout,
+// because a streamed answer may legitimately take many minutes; cancel the
+// context instead.
+func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.http = hc } }
+
+// WithAPIKey sends "Authorization: Bearer key" on every request.
+func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
+
+// WithRetry replaces the retry policy (default llm.DefaultRetry()).
+func WithRetry(p llm.RetryPolicy) Option { return func(c *config) { c.retry = p } }
+
+// WithUserAgent sets the User-Agent header.
+func WithUserAgent(ua string) Option { return func(c *config) { c.userAgent = ua } }
+
+// New returns a client for the server at baseURL, given with or without
+// its "/v1" suffix ("http://localhost:8080" and "http://localhost:8080/v1"
+// are the same server).
+func New(baseURL string, opts ...Option) (*Client, error) {
+	root, err := wire.NormalizeBaseURL(baseURL, "/v1", "http://localhost:8080/v1")
+	if err != nil {
+		return nil, err
+	}
+	cfg := config{http: &http.Client{}, userAgent: DefaultUserAgent, retry: llm.DefaultRetry()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.http == nil {
+		cfg.http = &http.Client{}
+	}
+	return &Client{w: wire.Client{
+		BaseURL:    root,
+		Dialect:    Dialect,
+		HTTP:       cfg.http,
+		Token:      cfg.apiKey,
+		UserAgent:  cfg.userAgent,
+		Retry:      cfg.retry,
+		ParseError: parseError,
+	}}, nil
+}
+
+// Dialect returns "openai".
+func (c *Client) Dialect() string { return Dialect }
+
+// BaseURL returns the normalised server address, without "/v1".
+func (c *Client) BaseURL() string { return c.w.BaseURL }
+
+// errorBody covers the error shapes OpenAI-compatible servers send:
+// OpenAI's and llama.cpp's {"error":{"message","type","code"}}, a bare
+// {"error":"text"}, vLLM's top-level {"object":"error","message",...} and
+// FastAPI's {"detail":"..."} (OpenWebUI).
+type errorBody struct {
+	Error   json.RawMessage `json:"error"`
+	Object  string          `json:"object"`
+	Message string          `json:"message"`
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+	Detail  json.RawMessage `json:"detail"`
+}
+
+type errorObject struct {
+	Message string          `json:"message"`
+	Type    string          `json:"type"`
+	Code    json.RawMessage `json:"code"`
+}
+
+func parseError(body []byte) (wire.ServerError, bool) {
+	var e errorBody
+	if json.Unmarshal(body, &e) != nil {
+		return wire.ServerError{}, false
+	}
+	return e.server()
+}
+
+// server extracts the error, reporting false when there is none.
+func (e *errorBody) server() (wire.ServerError, bool) {
+	if t := bytes.TrimSpace(e.Error); len(t) > 0 && !bytes.Equal(t, []byte("null")) {
+		var s string
+		if json.Unmarshal(t, &s) == nil {
+			return wire.ServerError{Message: s}, true
+		}
+		var o errorObject
+		if json.Unmarshal(t, &o) == nil {
+			return wire.ServerError{Message: o.Message, Type: o.Type, Code: codeText(o.Code)}, true
+		}
+		return wire.ServerError{Message: string(t)}, true
+	}
+	if e.Object == "error" || (e.Message != "" && e.Type != "") {
+		return wire.ServerError{Message: e.Message, Type: e.Type, Code: codeText(e.Code)}, true
+	}
+	var detail string
+	if json.Unmarshal(e.Detail, &detail) == nil && detail != "" {
+		return wire.ServerError{Message: detail}, true
+	}
+	return wire.ServerError{}, false
+}
+
+// codeText renders an error code that may be a string or a number.
+func codeText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
+}
+
+// Chat starts a streamed chat completion on /v1/chat/completions.
+func (c *Client) Chat(ctx context.Context, req *llm.ChatRequest) (llm.Stream[llm.ChatChunk], error) {
+	call := &wire.Call{Method: http.MethodPost, Path: "/v1/chat/completions", Model: req.Model, Body: newChatRequest(req), Accept: "text/event-stream"}
+	resp, err := c.w.Open(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	return newChatStream(ctx, &c.w, call, resp.Body), nil
+}
+
+// Generate starts a streamed completion on /v1/completions, with suffix for
+// fill-in-the-middle where the server supports it. The endpoint applies no
+// template, so System and Images cannot be sent (KindUnsupported); Think
+// and KeepAlive have no equivalent and are ignored.
+func (c *Client) Generate(ctx context.Context, req *llm.GenerateRequest) (llm.Stream[llm.GenerateChunk], error) {
+	call := &wire.Call{Method: http.MethodPost, Path: "/v1/completions", Model: req.Model, Accept: "text/event-stream"}
+	switch {
+	case req.System != "":
+		return nil, c.w.Err(call, llm.KindUnsupported, 0, "/v1/completions takes no system prompt; put it in the prompt", nil)
+	case len(req.Images) > 0:
+		return nil, c.w.Err(call, llm.KindUnsupported, 0, "/v1/completions takes no images; use Chat", nil)
+	}
+	call.Body = newCompletionRequest(req)
+	resp, err := c.w.Open(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	return newCompletionStream(ctx, &c.w, call, resp.Body), nil
+}
+
+// RunningModels is not part of the dialect.
+func (c *Client) RunningModels(context.Context) ([]llm.RunningModel, error) {
+	return nil, c.w.Err(&wire.Call{Method: http.MethodGet, Path: "/api/ps"}, llm.KindUnsupported, 0, "no list of running models", nil)
+}
+
+// Version is not part of the dialect.
+func (c *Client) Version(context.Context) (string, error) {
+	return "", c.w.Err(&wire.Call{Method: http.MethodGet, Path: "/api/version"}, llm.KindUnsupported, 0, "no version endpoint", nil)
+}
