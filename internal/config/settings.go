@@ -1,0 +1,56 @@
+package config
+
+import "time"
+
+// Settings are olly's effective settings. Each field is one key; its tags
+// declare the key's name, default, range and documentation (see the package
+// documentation for the tags). Consumers read the fields; only this package
+// writes them.
+type Settings struct {
+	BaseURL  string `key:"baseUrl" userOnly:"true" default:"http://localhost:11434" check:"url" doc:"Address of the model server: Ollama, OpenWebUI's Ollama endpoint, or an OpenAI-compatible server (llama.cpp, vLLM, LM Studio)."`
+	Provider string `key:"provider" userOnly:"true" default:"ollama" enum:"ollama|openai" doc:"Wire dialect the server speaks: ollama (/api/chat) or openai (/v1/chat/completions)."`
+	APIKey   string `key:"apiKey" userOnly:"true" secret:"true" doc:"Bearer token for OpenWebUI, or the API key of an OpenAI-compatible server. Masked in listings; Not accepted from a project file."`
+
+	CompletionMode ModeSettings `key:"completionMode" model.doc:"Model for inline (fill-in-the-middle) completions." temperature.default:"0.1" maxTokens.default:"500" maxTokens.min:"50" maxTokens.max:"4096"`
+	ChatMode       ModeSettings `key:"chatMode" renamedFrom:"askMode|editMode" model.doc:"Model for chat: questions and answers, with read-only tools." temperature.default:"0.7" maxTokens.default:"2048" maxTokens.min:"256" maxTokens.max:"8192"`
+	PlanMode       ModeSettings `key:"planMode" model.doc:"Model for planning: read-only exploration that ends in a plan." temperature.default:"0.5" maxTokens.default:"4096" maxTokens.min:"256" maxTokens.max:"8192"`
+	AgentMode      ModeSettings `key:"agentMode" model.doc:"Model for agent tasks (the orchestrator, which edits files and runs commands)." temperature.default:"0.4" maxTokens.default:"8192" maxTokens.min:"512" maxTokens.max:"32768"`
+
+	Agent AgentSettings `key:"agent"`
+
+	ContextWindow      int               `key:"contextWindow" default:"16000" min:"4000" max:"128000" doc:"Context window (tokens) assumed when the server does not report a model's trained context length."`
+	EnableAutoComplete bool              `key:"enableAutoComplete" default:"true" doc:"Offer inline completions (olly lsp) when completionMode.model is set."`
+	Embedding          EmbeddingSettings `key:"embedding"`
+	StoragePath        string            `key:"storagePath" userOnly:"true" check:"absPath" doc:"Absolute directory for olly's database and artifacts, instead of the data directory. Empty: $XDG_DATA_HOME/olly (~/.local/share/olly)."`
+}
+
+// ModeSettings are the model and sampling settings of one mode (completion,
+// chat, plan, agent). The groups in Settings give each its own defaults and
+// ranges.
+type ModeSettings struct {
+	Model       string  `key:"model" doc:"Model name as the server lists it."`
+	Temperature float64 `key:"temperature" min:"0" max:"2" doc:"Sampling temperature: lower is more deterministic."`
+	MaxTokens   int     `key:"maxTokens" doc:"Most tokens the model may generate in one reply (num_predict / max_tokens)."`
+}
+
+// AgentSettings control the agent loop, its tools and its sessions.
+type AgentSettings struct {
+	MaxIterations          int           `key:"maxIterations" default:"25" min:"1" max:"100" doc:"Most tool rounds (stream, run tools, continue) in one agent run."`
+	ToolTimeout            time.Duration `key:"toolTimeout" default:"30000" min:"5000" max:"300000" doc:"How long one tool (a terminal command) may run before its process group is killed. Milliseconds, or a duration such as 45s or 2m."`
+	MaxActiveSessions      int           `key:"maxActiveSessions" default:"1" min:"1" max:"5" doc:"Most sessions that may run an agent at the same time."`
+	EnableThinking         bool          `key:"enableThinking" default:"true" doc:"Ask models that can think to do so, and show their thinking."`
+	ContinuationStrategy   string        `key:"continuationStrategy" default:"full" enum:"full|standard|minimal" doc:"How much the <agent_control> continuation packet carries: full (iteration budget, files, memory), standard (budget and a brief), minimal (a bare continue)."`
+	MaxContextWindow       int           `key:"maxContextWindow" default:"65536" min:"2048" max:"1048576" doc:"Cap on the context window (num_ctx) sent to the server, to bound KV-cache memory. Per-model caps take precedence."`
+	KeepAlive              string        `key:"keepAlive" check:"keepAlive" doc:"How long Ollama keeps the model loaded after a request: a duration (5m, 30m), seconds, -1 for ever, 0 to unload at once. Empty: the server's default."`
+	SessionTitleGeneration string        `key:"sessionTitleGeneration" default:"firstMessage" enum:"firstMessage|currentModel|selectModel" doc:"How sessions get titles: firstMessage (from the first prompt, no model call), currentModel (the session's model writes one), selectModel (agent.sessionTitleModel writes one)."`
+	SessionTitleModel      string        `key:"sessionTitleModel" doc:"Model that writes titles when agent.sessionTitleGeneration is selectModel."`
+	ExplorerModel          string        `key:"explorerModel" doc:"Model for sub-agents (read-only explorers). Empty: the orchestrator's model. A session can override it."`
+	SensitiveFilePatterns  []FileRule    `key:"sensitiveFilePatterns" userOnly:"true" default:"DefaultFileRules()" doc:"Which file edits need approval: globs with ask or auto, last match wins. Also accepts the seed's booleans (true = auto, false = ask)."`
+	AutoCreateBranch       bool          `key:"autoCreateBranch" default:"false" doc:"Create a git branch for an agent run before its first write."`
+	OrchestratorTools      []string      `key:"orchestratorTools" default:"[write_file, run_terminal_command, run_subagent]" min:"1" doc:"Tools the orchestrator may call directly; everything else goes through sub-agents."`
+}
+
+// EmbeddingSettings choose the model for semantic session search.
+type EmbeddingSettings struct {
+	Model string `key:"model" default:"nomic-embed-text" doc:"Embedding model (Ollama /api/embed) for semantic session search. Empty: search is full-text only."`
+}
