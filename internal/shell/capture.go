@@ -1,0 +1,193 @@
+package shell
+
+import (
+	"io"
+	"os"
+	"sync"
+	"time"
+)
+
+// capture receives a command's output while the command runs: it counts it
+// against the output cap, streams it to the live callback, and sanitizes it
+// into lines for the model's head-and-tail view and for the artifact.
+// Memory stays bounded whatever the command prints: the keeper holds at
+// most Head+Tail capped lines, the spill at most what fits that view, and
+// the Sanitizer one line buffer.
+type capture struct {
+	max       int64
+	raw       int64 // bytes accepted
+	discarded int64 // bytes after the cap
+	overCh    chan struct{}
+	isOver    bool
+
+	live  *live
+	san   *Sanitizer
+	keep  *keeper
+	spill spill
+}
+
+func newCapture(max int64, lim Limits, dir, pattern string, l *live) *capture {
+	lim = lim.orDefault()
+	c := &capture{
+		max:    max,
+		overCh: make(chan struct{}),
+		live:   l,
+		keep:   newKeeper(lim),
+		// Everything that fits the model's view whole fits in memory; one
+		// byte more and the view is truncated, so the file is needed.
+		spill: spill{dir: dir, pattern: pattern, limit: (lim.Head + lim.Tail) * (lim.MaxLineBytes + 1)},
+	}
+	c.san = NewSanitizer(c.text)
+	return c
+}
+
+var newline = []byte{'\n'}
+
+func (c *capture) text(p []byte) {
+	c.keep.write(p)
+	c.spill.Write(p)
+}
+
+// Write accepts output up to the cap; past it, output is counted and
+// dropped, and over() is closed so the command can be stopped.
+func (c *capture) Write(p []byte) (int, error) {
+	n := len(p)
+	if c.raw+int64(n) > c.max {
+		keep := max(c.max-c.raw, 0)
+		c.discarded += int64(n) - keep
+		p = p[:keep]
+		if !c.isOver {
+			c.isOver = true
+			close(c.overCh)
+		}
+	}
+	if len(p) == 0 {
+		return n, nil
+	}
+	c.raw += int64(len(p))
+	c.live.write(p)
+	_, _ = c.san.Write(p)
+	return n, nil
+}
+
+// over is closed once the output exceeds the cap.
+func (c *capture) over() <-chan struct{} { return c.overCh }
+
+// finish ends the output and returns the model's view, the artifact path
+// ("" when the view is complete) and an artifact write error, if any.
+func (c *capture) finish() (text, artifact string, err error) {
+	c.san.Close()
+	c.keep.finish()
+	artifact, err = c.spill.finish(c.keep.truncated())
+	return c.keep.render(artifact), artifact, err
+}
+
+// bgLog receives the output of background processes after the command that
+// started them has returned: sanitized into a file, up to the cap, then
+// dropped. Reading it keeps the processes from blocking on a full pipe (or
+// dying of SIGPIPE) while nobody watches.
+type bgLog struct {
+	max   int64
+	n     int64
+	san   *Sanitizer
+	spill spill
+}
+
+func newBgLog(max int64, dir, pattern string) (*bgLog, error) {
+	b := &bgLog{max: max, spill: spill{dir: dir, pattern: pattern}}
+	if !b.spill.open() {
+		return nil, b.spill.err
+	}
+	b.san = NewSanitizer(b.spill.Write)
+	return b, nil
+}
+
+func (b *bgLog) path() string { return b.spill.path }
+
+func (b *bgLog) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := b.max - b.n; int64(len(p)) > room {
+		p = p[:max(room, 0)]
+	}
+	b.n += int64(len(p))
+	_, _ = b.san.Write(p)
+	return n, nil
+}
+
+func (b *bgLog) Close() error {
+	b.san.Close()
+	_, err := b.spill.finish(true)
+	return err
+}
+
+// pump copies a command's output pipe to its destination. It is separate
+// from the command's lifetime because background processes may hold the
+// pipe open long after the command returns: the pump then moves to a bgLog
+// and keeps reading until they exit or the shell is closed.
+type pump struct {
+	r *os.File
+
+	mu       sync.Mutex
+	dst      io.Writer
+	owned    io.Closer // a detached destination, closed by the pump
+	finished bool
+
+	eof chan struct{} // closed when the pipe is done
+}
+
+func newPump(r *os.File, dst io.Writer) *pump {
+	return &pump{r: r, dst: dst, eof: make(chan struct{})}
+}
+
+func (p *pump) run() {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := p.r.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			_, _ = p.dst.Write(buf[:n])
+			p.mu.Unlock()
+		}
+		if err != nil {
+			break
+		}
+	}
+	_ = p.r.Close()
+	p.mu.Lock()
+	p.finished = true
+	owned := p.owned
+	p.mu.Unlock()
+	close(p.eof)
+	if owned != nil {
+		_ = owned.Close()
+	}
+}
+
+// detach sends further output to w, which the pump then owns. It reports
+// false, and leaves w alone, when the pipe is already done.
+func (p *pump) detach(w io.WriteCloser) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.finished {
+		return false
+	}
+	p.dst, p.owned = w, w
+	return true
+}
+
+// waitEOF waits up to d for the pipe to be done.
+func (p *pump) waitEOF(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.eof:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// stop makes a blocked read return, which ends the pump.
+func (p *pump) stop() {
+	_ = p.r.SetReadDeadline(time.Now())
+}

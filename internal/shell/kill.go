@@ -1,0 +1,126 @@
+package shell
+
+import (
+	"os"
+	"syscall"
+	"time"
+)
+
+// target says which processes belong to a command, or to a whole session.
+// A process belongs when it is
+//   - in the process group of the command's bash (leader), which bash and
+//     everything it starts without job control share, background jobs
+//     included;
+//   - or has marker in its environment: olly gives every command an
+//     OLLY_SHELL_RUN entry, which children inherit even after setsid or
+//     after their parent exited and they were re-parented to init;
+//   - or descends from such a process, or shares a process group with a
+//     marked one (children that cleared their environment);
+//
+// and started no earlier than since, so a recycled pid is never mistaken
+// for one of ours.
+type target struct {
+	leader int
+	marker []byte
+	since  uint64
+}
+
+// members returns the live processes of t, pid → start time. Without a
+// process listing (not Linux) it returns nil and callers rely on the
+// process group alone.
+func (t target) members() map[int]uint64 {
+	procs, err := listProcs()
+	if err != nil {
+		return nil
+	}
+	self, ownGroup := os.Getpid(), syscall.Getpgrp()
+	set := make(map[int]uint64)
+	groups := make(map[int]bool)
+	if t.leader > 0 {
+		groups[t.leader] = true
+	}
+	var buf []byte
+	for _, p := range procs {
+		if p.start < t.since || p.pid == self {
+			continue
+		}
+		if p.pid == t.leader || groups[p.pgid] || (len(t.marker) > 0 && environHas(p.pid, t.marker, &buf)) {
+			set[p.pid] = p.start
+			if p.pgid != ownGroup {
+				groups[p.pgid] = true
+			}
+		}
+	}
+	children := make(map[int][]procInfo)
+	for _, p := range procs {
+		children[p.ppid] = append(children[p.ppid], p)
+		if _, in := set[p.pid]; !in && groups[p.pgid] && p.start >= t.since && p.pid != self {
+			set[p.pid] = p.start
+		}
+	}
+	queue := make([]int, 0, len(set))
+	for pid := range set {
+		queue = append(queue, pid)
+	}
+	for len(queue) > 0 {
+		pid := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, c := range children[pid] {
+			if _, in := set[c.pid]; !in && c.pid != self {
+				set[c.pid] = c.start
+				queue = append(queue, c.pid)
+			}
+		}
+	}
+	delete(set, 0)
+	delete(set, 1)
+	return set
+}
+
+// killTree stops t's processes: SIGTERM (and SIGCONT, so stopped ones can
+// act on it), up to grace for them to exit, then SIGKILL until none is
+// left, looking again each round for children forked in the meantime. It
+// returns how many processes it signalled.
+func killTree(t target, grace time.Duration) int {
+	signalled := make(map[int]bool)
+	send := func(sig syscall.Signal) int {
+		m := t.members()
+		for pid, start := range m {
+			// Re-check the start time just before signalling: the pid must
+			// still be the process we listed.
+			if procListing && procStart(pid) != start {
+				continue
+			}
+			_ = syscall.Kill(pid, sig)
+			signalled[pid] = true
+		}
+		// The group last: signalling it first could let a process die and
+		// be reaped before it was counted.
+		if t.leader > 0 {
+			_ = syscall.Kill(-t.leader, sig)
+		}
+		return len(m)
+	}
+	if send(syscall.SIGTERM) == 0 && procListing {
+		return 0
+	}
+	if t.leader > 0 {
+		_ = syscall.Kill(-t.leader, syscall.SIGCONT)
+	}
+	for pid := range signalled {
+		_ = syscall.Kill(pid, syscall.SIGCONT)
+	}
+	for deadline := time.Now().Add(grace); time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		if procListing && len(t.members()) == 0 {
+			return len(signalled)
+		}
+	}
+	for range 20 {
+		if send(syscall.SIGKILL) == 0 {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return len(signalled)
+}

@@ -1,0 +1,276 @@
+package shell
+
+import (
+	"context"
+	"crypto/rand"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// wrapperScript is the bash program that runs each command; see its
+// comments and docs/shell.md.
+//
+//go:embed wrapper.bash
+var wrapperScript string
+
+// Defaults for ManagerOptions fields left zero.
+const (
+	DefaultTimeout        = 30 * time.Second // the seed's agent.toolTimeout
+	DefaultMaxOutputBytes = 64 << 20
+	DefaultKillGrace      = 250 * time.Millisecond
+	DefaultLiveInterval   = 50 * time.Millisecond
+)
+
+// eofGrace is how long a command's output may keep arriving after bash
+// exited before olly decides a background process holds the pipe and
+// returns without waiting for it.
+const eofGrace = 100 * time.Millisecond
+
+// ErrClosed is returned by Run on a shell (or manager) that was closed.
+var ErrClosed = errors.New("shell: closed")
+
+// ManagerOptions configure a Manager. Only Roots is required.
+type ManagerOptions struct {
+	// Roots are the workspace roots as absolute paths; the first is the
+	// primary root, where sessions start.
+	Roots []string
+	// ArtifactDir receives full outputs of truncated commands. Empty means
+	// a private temporary directory that CloseAll removes.
+	ArtifactDir string
+	// Env is the environment sessions start with; nil means os.Environ().
+	Env []string
+	// Shell is the bash binary (bash 4.4 or newer); empty means "bash" from
+	// PATH.
+	Shell string
+	// DefaultTimeout applies when RunOptions.Timeout is zero.
+	DefaultTimeout time.Duration
+	// MaxOutputBytes caps one command's output: past it the command is
+	// stopped and the rest discarded.
+	MaxOutputBytes int64
+	// KillGrace is how long stopped processes get between SIGTERM and
+	// SIGKILL.
+	KillGrace time.Duration
+	// Limits bound the output shown to the model (zero: DefaultLimits).
+	Limits Limits
+	// LiveInterval is the least time between two OnOutput calls.
+	LiveInterval time.Duration
+}
+
+// Manager owns the shells of all sessions. It is safe for concurrent use.
+type Manager struct {
+	opts        ManagerOptions
+	roots       roots
+	shellPath   string
+	stateDir    string
+	artifactDir string
+	ownArtifact bool
+	baseEnv     []string
+	shlvl       string
+
+	mu      sync.Mutex
+	shells  map[string]*Shell
+	nextDir int
+	closed  bool
+	checked bool // the shell was found to be a usable bash
+}
+
+// NewManager checks opts and creates the manager's private state
+// directory. It starts no process.
+func NewManager(opts ManagerOptions) (*Manager, error) {
+	rs, err := newRoots(opts.Roots)
+	if err != nil {
+		return nil, err
+	}
+	opts = withDefaults(opts)
+	shellPath, err := exec.LookPath(opts.Shell)
+	if err != nil {
+		return nil, fmt.Errorf("shell: find %s: %w (install bash or set the shell path)", opts.Shell, err)
+	}
+	m := &Manager{opts: opts, roots: rs, shellPath: shellPath, shells: make(map[string]*Shell)}
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	for _, kv := range env {
+		if name, v, _ := strings.Cut(kv, "="); name == "SHLVL" {
+			m.shlvl = v
+		}
+	}
+	m.baseEnv = cleanEnv(env)
+	if m.stateDir, err = makeStateDir(); err != nil {
+		return nil, err
+	}
+	m.artifactDir = opts.ArtifactDir
+	if m.artifactDir == "" {
+		m.artifactDir, err = os.MkdirTemp("", "olly-artifacts-*")
+		m.ownArtifact = true
+	} else {
+		err = os.MkdirAll(m.artifactDir, 0o700)
+	}
+	if err != nil {
+		_ = os.RemoveAll(m.stateDir)
+		return nil, fmt.Errorf("shell: create artifact directory: %w", err)
+	}
+	return m, nil
+}
+
+// makeStateDir creates the private directory the sessions' state files live
+// in, on a memory file system when there is one: every command rewrites
+// a few small files, which on ext4 costs several milliseconds of waiting
+// per command, and on tmpfs almost nothing.
+func makeStateDir() (string, error) {
+	var firstErr error
+	for _, base := range []string{os.Getenv("XDG_RUNTIME_DIR"), "/dev/shm", os.TempDir()} {
+		if base == "" {
+			continue
+		}
+		dir, err := os.MkdirTemp(base, "olly-shell-*")
+		if err == nil {
+			return dir, nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return "", fmt.Errorf("shell: create state directory: %w", firstErr)
+}
+
+func withDefaults(o ManagerOptions) ManagerOptions {
+	if o.Shell == "" {
+		o.Shell = "bash"
+	}
+	if o.DefaultTimeout <= 0 {
+		o.DefaultTimeout = DefaultTimeout
+	}
+	if o.MaxOutputBytes <= 0 {
+		o.MaxOutputBytes = DefaultMaxOutputBytes
+	}
+	if o.KillGrace <= 0 {
+		o.KillGrace = DefaultKillGrace
+	}
+	if o.LiveInterval <= 0 {
+		o.LiveInterval = DefaultLiveInterval
+	}
+	o.Limits = o.Limits.orDefault()
+	return o
+}
+
+// ArtifactDir returns the directory output artifacts are written to, so the
+// file tools can let the model read them.
+func (m *Manager) ArtifactDir() string { return m.artifactDir }
+
+// Session returns the shell of session id, creating it on first use. After
+// that shell is closed, the next call returns a fresh one.
+func (m *Manager) Session(id string) *Shell {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s, ok := m.shells[id]; ok {
+		return s
+	}
+	s := newShell(m, id, fmt.Sprintf("%s/%d", m.stateDir, m.nextDir))
+	m.nextDir++
+	if m.closed {
+		s.closeOnce.Do(func() { close(s.closing) })
+		return s
+	}
+	m.shells[id] = s
+	return s
+}
+
+// forget drops s from the manager once it is closed.
+func (m *Manager) forget(s *Shell) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.shells[s.id] == s {
+		delete(m.shells, s.id)
+	}
+}
+
+// CloseAll closes every shell, killing what their commands left running,
+// and removes the manager's state directory (and the artifact directory if
+// the manager created it). Call it when olly exits.
+func (m *Manager) CloseAll() error {
+	m.mu.Lock()
+	m.closed = true
+	shells := make([]*Shell, 0, len(m.shells))
+	for _, s := range m.shells {
+		shells = append(shells, s)
+	}
+	m.mu.Unlock()
+
+	errs := make([]error, len(shells))
+	var wg sync.WaitGroup
+	for i, s := range shells {
+		wg.Go(func() { errs[i] = s.Close() })
+	}
+	wg.Wait()
+	if err := os.RemoveAll(m.stateDir); err != nil {
+		errs = append(errs, fmt.Errorf("shell: remove state directory: %w", err))
+	}
+	if m.ownArtifact {
+		if err := os.RemoveAll(m.artifactDir); err != nil {
+			errs = append(errs, fmt.Errorf("shell: remove artifact directory: %w", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkShell makes sure, once, that the shell is a bash new enough for the
+// wrapper script (it uses ${var@a}, from bash 4.4).
+func (m *Manager) checkShell(ctx context.Context) error {
+	m.mu.Lock()
+	ok := m.checked
+	m.mu.Unlock()
+	if ok {
+		return nil
+	}
+	out, err := exec.CommandContext(ctx, m.shellPath, "--noprofile", "--norc", "-c",
+		`echo "${BASH_VERSINFO[0]} ${BASH_VERSINFO[1]}"`).Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("shell: check %s: %w", m.shellPath, ctx.Err())
+		}
+		return fmt.Errorf("shell: %s does not run as bash 4.4 or newer: %w; install bash and point olly at it", m.shellPath, err)
+	}
+	var major, minor int
+	if _, err := fmt.Sscan(string(out), &major, &minor); err != nil || major < 4 || (major == 4 && minor < 4) {
+		return fmt.Errorf("shell: %s is not bash 4.4 or newer (it reports %q); install a newer bash and point olly at it",
+			m.shellPath, strings.TrimSpace(string(out)))
+	}
+	m.mu.Lock()
+	m.checked = true
+	m.mu.Unlock()
+	return nil
+}
+
+// newToken returns a random hex string that marks one session's processes.
+func newToken() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// fileLabel turns a session id into something safe and short for file
+// names: letters, digits, '-' and '_', at most 32 of them.
+func fileLabel(id string) string {
+	s := strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, id)
+	if len(s) > 32 {
+		s = s[:32]
+	}
+	if s == "" {
+		s = "session"
+	}
+	return s
+}

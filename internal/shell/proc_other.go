@@ -1,0 +1,26 @@
+//go:build !linux
+
+package shell
+
+import "errors"
+
+// procInfo describes a process; see proc_linux.go. Without /proc olly
+// cannot see processes that left the command's process group, and stops
+// commands by process group alone.
+type procInfo struct {
+	pid, ppid, pgid int
+	start           uint64
+}
+
+var errNoProc = errors.New("listing processes needs /proc (Linux)")
+
+func listProcs() ([]procInfo, error) { return nil, errNoProc }
+
+func procStart(int) uint64 { return 0 }
+
+func environHas(int, []byte, *[]byte) bool { return false }
+
+// procListing reports whether processes can be listed here.
+const procListing = false
+
+func procName(int) string { return "" }

@@ -1,0 +1,363 @@
+package shell
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// RunOptions configure one command.
+type RunOptions struct {
+	// Cwd is where the command starts, relative to the primary workspace
+	// root (or absolute, inside a root). Empty means where the previous
+	// command ended. It works like typing "cd Cwd &&" first: the command's
+	// final directory is where the next one starts.
+	Cwd string
+	// Timeout stops the command and everything it started; zero means the
+	// manager's default, negative means none.
+	Timeout time.Duration
+	// OnOutput receives stdout and stderr as the command writes them:
+	// raw bytes (escape sequences included), coalesced to at most one call
+	// per LiveInterval, cut on UTF-8 boundaries. The slice is the
+	// callback's to keep. It is called from another goroutine, never after
+	// Run returns, and should not block for long: when it falls far behind,
+	// older output is skipped (the Result still has it).
+	OnOutput func(chunk []byte)
+}
+
+// Shell is one session's terminal. Commands run one at a time; cwd,
+// exported and shell variables, functions and aliases carry over from one
+// to the next (see docs/shell.md for what does not).
+type Shell struct {
+	m     *Manager
+	id    string
+	dir   string // private state directory
+	token string // marks this session's processes
+
+	sem       chan struct{} // held by the running command, and forever by Close
+	closing   chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+
+	// Guarded by sem; cwd is also guarded by cwdMu for Cwd.
+	cwdMu   sync.Mutex
+	seq     int
+	cwd     string
+	env     []string
+	since   uint64 // start time of the session's first bash
+	leaders []int  // bash pids of commands that left processes running
+
+	pmu   sync.Mutex
+	pumps map[*pump]struct{}
+	wg    sync.WaitGroup
+}
+
+func newShell(m *Manager, id, dir string) *Shell {
+	return &Shell{
+		m:       m,
+		id:      id,
+		dir:     dir,
+		token:   newToken(),
+		sem:     make(chan struct{}, 1),
+		closing: make(chan struct{}),
+		cwd:     m.roots.primary(),
+		env:     m.baseEnv,
+		pumps:   make(map[*pump]struct{}),
+	}
+}
+
+// ID returns the session id the shell belongs to.
+func (s *Shell) ID() string { return s.id }
+
+// Cwd returns where the next command will start. It does not wait for a
+// running command.
+func (s *Shell) Cwd() string {
+	s.cwdMu.Lock()
+	defer s.cwdMu.Unlock()
+	return s.cwd
+}
+
+// setCwd changes where the next command starts; only the command holding
+// sem calls it, so reads under sem need no lock.
+func (s *Shell) setCwd(dir string) {
+	s.cwdMu.Lock()
+	s.cwd = dir
+	s.cwdMu.Unlock()
+}
+
+// lock waits for the shell to be free: commands run one at a time, as in a
+// terminal.
+func (s *Shell) lock(ctx context.Context) error {
+	select {
+	case <-s.closing:
+		return ErrClosed
+	default:
+	}
+	select {
+	case s.sem <- struct{}{}:
+	case <-s.closing:
+		return ErrClosed
+	case <-ctx.Done():
+		return fmt.Errorf("shell: wait for the previous command: %w", ctx.Err())
+	}
+	select {
+	case <-s.closing:
+		s.unlock()
+		return ErrClosed
+	default:
+		return nil
+	}
+}
+
+func (s *Shell) unlock() { <-s.sem }
+
+// Run runs command in the session's shell and reports what happened. A
+// command that fails, times out, is cancelled or cannot start in the
+// requested directory is a Result (the model can act on it); errors are
+// for what the model cannot fix: bash missing, the state directory not
+// writable, the shell closed, ctx done before the command started.
+//
+// Cancelling ctx stops the command and everything it started, as a timeout
+// does, and Run returns within about KillGrace.
+func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Result, error) {
+	if err := s.lock(ctx); err != nil {
+		return nil, err
+	}
+	defer s.unlock()
+	if err := s.m.checkShell(ctx); err != nil {
+		return nil, err
+	}
+	res := &Result{Command: command, ExitCode: -1, StartCwd: s.cwd, Cwd: s.cwd}
+	if strings.IndexByte(command, 0) >= 0 {
+		res.Rejected = "the command contains a NUL byte, which bash cannot run"
+		return res, nil
+	}
+	start, reason := s.startDir(opts.Cwd, res)
+	if reason != "" {
+		res.Rejected = reason
+		return res, nil
+	}
+	res.StartCwd = start
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = s.m.opts.DefaultTimeout
+	}
+	r, err := s.start(command, start, opts.OnOutput)
+	if err != nil {
+		return nil, err
+	}
+	why := s.wait(ctx, r, timeout, res)
+	s.finish(r, why, res)
+	return res, nil
+}
+
+// startDir picks the directory the command starts in: the requested one,
+// or where the previous command ended if it still exists.
+func (s *Shell) startDir(req string, res *Result) (dir, reason string) {
+	if req != "" {
+		return s.m.roots.resolve(req)
+	}
+	if fi, err := os.Stat(s.cwd); err != nil || !fi.IsDir() {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s no longer exists; the command ran in %s", s.cwd, s.m.roots.primary()))
+		s.setCwd(s.m.roots.primary())
+	}
+	return s.cwd, ""
+}
+
+// stopReason says why olly stopped a command, if it did.
+type stopReason int
+
+const (
+	stopNone stopReason = iota
+	stopTimeout
+	stopCanceled
+	stopClosed
+	stopCapped
+)
+
+// wait waits for bash to exit, or stops the command on timeout,
+// cancellation, shell close or output cap.
+func (s *Shell) wait(ctx context.Context, r *run, timeout time.Duration, res *Result) stopReason {
+	var timer <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timer = t.C
+	}
+	why := stopNone
+	select {
+	case <-r.waitc:
+	case <-timer:
+		why = stopTimeout
+	case <-ctx.Done():
+		why = stopCanceled
+	case <-s.closing:
+		why = stopClosed
+	case <-r.capture.over():
+		why = stopCapped
+	}
+	if why != stopNone {
+		select {
+		case <-r.waitc:
+			// bash finished just as the stop came: the command ran to the
+			// end, and what it left behind is reported as background.
+			// (Output past the cap is still noted, by describeStop.)
+			why = stopNone
+		default:
+			res.Killed = killTree(s.runTarget(r), s.m.opts.KillGrace)
+			<-r.waitc
+		}
+	}
+	res.Duration = time.Since(r.began)
+	res.Timeout = timeout
+	res.TimedOut = why == stopTimeout
+	res.Canceled = why == stopCanceled || why == stopClosed
+	res.OutputCapped = why == stopCapped
+	return why
+}
+
+// runTarget describes the processes of command r.
+func (s *Shell) runTarget(r *run) target {
+	return target{leader: r.pid, marker: []byte("OLLY_SHELL_RUN=" + r.token + "\x00"), since: r.startTicks}
+}
+
+// sessionTarget describes every process any command of the session left.
+func (s *Shell) sessionTarget() target {
+	return target{marker: []byte("OLLY_SHELL_RUN=" + s.token + "."), since: s.since}
+}
+
+// finish collects the output, the exit status and the state the command
+// left, and writes the notes the model reads.
+func (s *Shell) finish(r *run, why stopReason, res *Result) {
+	s.settleOutput(r, why, res)
+	r.live.close()
+	text, artifact, err := r.capture.finish()
+	res.Output, res.Artifact = text, artifact
+	res.TotalLines, res.TotalBytes = r.capture.keep.total, r.capture.raw+r.capture.discarded
+	if err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("the full output could not be saved: %v", err))
+	}
+	exitStatus(r, res)
+	s.loadState(r, why, res)
+	s.describeStop(r, why, res)
+	s.describeBackground(res)
+}
+
+// settleOutput waits briefly for the output pipe to close. If it stays
+// open, processes the command started in the background hold it: the
+// command has returned all the same (a background job must not hang the
+// call), and their further output goes to a log file.
+func (s *Shell) settleOutput(r *run, why stopReason, res *Result) {
+	eof := r.pump.waitEOF(eofGrace)
+	if why == stopNone && (!eof || groupAlive(r.pid)) {
+		res.Background = sortedPids(s.runTarget(r).members())
+		if len(res.Background) > 0 {
+			s.leaders = append(s.leaders, r.pid)
+		}
+	}
+	if eof {
+		return
+	}
+	log, err := newBgLog(s.m.opts.MaxOutputBytes, s.m.artifactDir, r.pattern("bg"))
+	if err != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("background output is discarded: %v", err))
+		r.pump.stop()
+		<-r.pump.eof
+		return
+	}
+	if r.pump.detach(log) {
+		res.BackgroundLog = log.path()
+		return
+	}
+	_ = log.Close()
+	_ = os.Remove(log.path())
+}
+
+func (s *Shell) describeStop(r *run, why stopReason, res *Result) {
+	killed := plural(res.Killed, "process", "processes")
+	switch why {
+	case stopTimeout:
+		res.Notes = append(res.Notes, fmt.Sprintf("timed out after %s; killed %s", res.Timeout, killed))
+	case stopCanceled:
+		res.Notes = append(res.Notes, "canceled; killed "+killed)
+	case stopClosed:
+		res.Notes = append(res.Notes, "the session's shell was closed; killed "+killed)
+	case stopCapped:
+		res.Notes = append(res.Notes, fmt.Sprintf("output exceeded %s, so the command was stopped; killed %s; the output up to the limit is kept",
+			formatBytes(s.m.opts.MaxOutputBytes), killed))
+	default:
+		select {
+		case <-r.capture.over():
+			// The command ended on its own just after passing the cap.
+			res.OutputCapped = true
+			res.Notes = append(res.Notes, fmt.Sprintf("output exceeded %s; the rest was discarded", formatBytes(s.m.opts.MaxOutputBytes)))
+		default:
+		}
+	}
+}
+
+func (s *Shell) describeBackground(res *Result) {
+	if len(res.Background) == 0 {
+		if res.BackgroundLog != "" {
+			res.Notes = append(res.Notes, "something the command started still holds its output; further output goes to "+res.BackgroundLog)
+		}
+		return
+	}
+	var names []string
+	for i, pid := range res.Background {
+		if i == 10 {
+			names = append(names, fmt.Sprintf("and %d more", len(res.Background)-10))
+			break
+		}
+		if n := procName(pid); n != "" {
+			names = append(names, fmt.Sprintf("%d (%s)", pid, n))
+		} else {
+			names = append(names, fmt.Sprint(pid))
+		}
+	}
+	note := fmt.Sprintf("background processes still running: %s; they are stopped when the session ends", strings.Join(names, ", "))
+	if res.BackgroundLog != "" {
+		note += "; their further output goes to " + res.BackgroundLog
+	}
+	res.Notes = append(res.Notes, note)
+}
+
+// Close stops the session's shell: a running command is stopped, every
+// process the session's commands left running is killed, and the state is
+// removed. Later Runs return ErrClosed; Manager.Session returns a fresh
+// shell for the same id.
+func (s *Shell) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		s.sem <- struct{}{} // wait for a running command to stop
+		s.closeErr = s.shutdown()
+		s.m.forget(s)
+	})
+	return s.closeErr
+}
+
+func (s *Shell) shutdown() error {
+	switch {
+	case procListing && s.since != 0:
+		killTree(s.sessionTarget(), s.m.opts.KillGrace)
+	case !procListing:
+		// Without /proc only the process groups of commands that left
+		// something running can be found.
+		for _, l := range s.leaders {
+			killTree(target{leader: l}, s.m.opts.KillGrace)
+		}
+	}
+	s.pmu.Lock()
+	for p := range s.pumps {
+		p.stop()
+	}
+	s.pmu.Unlock()
+	s.wg.Wait()
+	if err := os.RemoveAll(s.dir); err != nil {
+		return fmt.Errorf("shell: remove state of session %s: %w", s.id, err)
+	}
+	return nil
+}
