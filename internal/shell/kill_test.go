@@ -72,13 +72,25 @@ func TestTimeoutKillsProcessTree(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			m, _ := newTestManager(t, nil)
-			sh := m.Session("s")
-			res := mustRun(t, sh, tc.command, RunOptions{Timeout: time.Second})
-			if !res.TimedOut {
-				t.Fatalf("not timed out: %s", res.Text())
+			// A loaded machine may not start the processes within the
+			// first timeout; try again with longer ones rather than
+			// depend on how fast bash starts.
+			var (
+				sh   *Shell
+				res  *Result
+				pids []int
+			)
+			for _, timeout := range []time.Duration{time.Second, 5 * time.Second, 20 * time.Second} {
+				m, _ := newTestManager(t, nil)
+				sh = m.Session("s")
+				res = mustRun(t, sh, tc.command, RunOptions{Timeout: timeout})
+				if !res.TimedOut {
+					t.Fatalf("not timed out: %s", res.Text())
+				}
+				if pids = pidsIn(t, res.Output); len(pids) == tc.wantPIDs {
+					break
+				}
 			}
-			pids := pidsIn(t, res.Output)
 			if len(pids) != tc.wantPIDs {
 				t.Fatalf("want %d pids in the output, got %q", tc.wantPIDs, res.Output)
 			}
@@ -90,7 +102,7 @@ func TestTimeoutKillsProcessTree(t *testing.T) {
 			if res.Killed < tc.minKilled {
 				t.Errorf("Killed = %d, want at least %d", res.Killed, tc.minKilled)
 			}
-			want := fmt.Sprintf("timed out after 1s; killed %d process", res.Killed)
+			want := fmt.Sprintf("timed out after %s; killed %d process", res.Timeout, res.Killed)
 			if !strings.Contains(res.Text(), want) {
 				t.Errorf("result does not say %q:\n%s", want, res.Text())
 			}
@@ -277,17 +289,27 @@ func TestCloseDuringRun(t *testing.T) {
 }
 
 // TestTimedOutCommandKeepsCd: bash saves its state on SIGTERM, so a
-// command stopped by a timeout keeps the cd it made before it hung.
+// command stopped by a timeout keeps the cd it made before it hung. The
+// command prints a marker once it has made its changes; if a loaded machine
+// had not got that far before the timeout, the test runs again with a longer
+// one, so it never depends on how fast bash starts.
 func TestTimedOutCommandKeepsCd(t *testing.T) {
 	requireProc(t)
-	m, _ := newTestManager(t, nil)
-	sh := m.Session("s")
-	res := mustRun(t, sh, "cd sub; export AFTER_TIMEOUT=1; sleep 1000", RunOptions{Timeout: 500 * time.Millisecond})
-	if !res.TimedOut {
-		t.Fatalf("not timed out: %s", res.Text())
+	for _, timeout := range []time.Duration{500 * time.Millisecond, 3 * time.Second, 15 * time.Second} {
+		m, _ := newTestManager(t, nil)
+		sh := m.Session("s")
+		res := mustRun(t, sh, "cd sub; export AFTER_TIMEOUT=1; echo changed; sleep 1000", RunOptions{Timeout: timeout})
+		if !res.TimedOut {
+			t.Fatalf("not timed out: %s", res.Text())
+		}
+		if !strings.Contains(res.Output, "changed") {
+			continue // timed out before the command made its changes
+		}
+		next := mustRun(t, sh, "basename \"$PWD\"; echo ${AFTER_TIMEOUT-unset}", RunOptions{})
+		if next.Output != "sub\n1" {
+			t.Errorf("after the timeout: %q, want sub and 1", next.Output)
+		}
+		return
 	}
-	next := mustRun(t, sh, "basename \"$PWD\"; echo ${AFTER_TIMEOUT-unset}", RunOptions{})
-	if next.Output != "sub\n1" {
-		t.Errorf("after the timeout: %q, want sub and 1", next.Output)
-	}
+	t.Fatal("the command never reached its marker, even with a 15 s timeout")
 }
