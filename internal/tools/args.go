@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -47,21 +48,22 @@ func (a Args) Has(keys ...string) bool {
 	return false
 }
 
-// String returns the first of keys that is present, as a string. Numbers
-// and booleans are converted (models quote inconsistently).
+// String returns the first of keys that is present and not null, as a
+// string. Numbers and booleans are converted (models quote inconsistently);
+// objects and arrays are returned as their JSON text.
 func (a Args) String(keys ...string) (string, bool) {
 	for _, k := range keys {
 		raw, ok := a.fields[k]
 		if !ok {
 			continue
 		}
+		t := strings.TrimSpace(string(raw))
+		if t == "null" {
+			continue // models send null for "not given"
+		}
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
 			return s, true
-		}
-		t := strings.TrimSpace(string(raw))
-		if t == "null" {
-			continue
 		}
 		return t, true
 	}
@@ -77,7 +79,7 @@ func (a Args) Int(keys ...string) (n int, ok bool, err error) {
 		return 0, false, nil
 	}
 	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != float64(int(f)) {
+	if err != nil || math.Abs(f) > 1e15 || f != math.Trunc(f) {
 		return 0, true, fmt.Errorf("%s must be a whole number, got %s", keys[0], s)
 	}
 	return int(f), true, nil

@@ -10,6 +10,7 @@ import (
 
 // Reporter lets a running tool update its action line, add further lines
 // to its group (read_file shows one per 100-line chunk) and stream output.
+// A nil *Reporter (a tool run outside Execute) shows nothing.
 type Reporter struct {
 	emit func(ctx context.Context, p event.Payload) error
 	base event.ToolAction
@@ -17,34 +18,41 @@ type Reporter struct {
 
 // Update emits the action's new state; ids and tool name are filled in.
 func (r *Reporter) Update(ctx context.Context, a event.ToolAction) error {
+	if r == nil {
+		return nil
+	}
 	a.GroupID, a.ActionID, a.Tool = r.base.GroupID, r.base.ActionID, r.base.Tool
 	return r.send(ctx, a)
 }
 
 // Extra emits another action in the same group, identified by suffix.
 func (r *Reporter) Extra(ctx context.Context, suffix string, a event.ToolAction) error {
+	if r == nil {
+		return nil
+	}
 	a.GroupID, a.ActionID, a.Tool = r.base.GroupID, r.base.ActionID+":"+suffix, r.base.Tool
 	return r.send(ctx, a)
 }
 
 // Output streams live output of the action (ephemeral).
 func (r *Reporter) Output(ctx context.Context, text string) error {
-	if r.emit == nil {
+	if r == nil || r.emit == nil {
 		return nil
 	}
 	return r.emit(ctx, event.ToolOutput{ActionID: r.base.ActionID, Text: text})
 }
 
 func (r *Reporter) send(ctx context.Context, a event.ToolAction) error {
-	if r.emit == nil {
+	if r == nil || r.emit == nil {
 		return nil
 	}
 	return r.emit(ctx, a)
 }
 
-// Execute runs one call and shows it: it emits the action's running state,
-// runs the tool, and emits its final state. Unknown tools and malformed
-// arguments become results the model can act on.
+// Execute runs one call and shows it. A call that needs approval (a Gated
+// tool) goes pending → approval_requested → approval_resolved → running →
+// success or error; any other call goes running → success or error. Unknown
+// tools and malformed arguments become results the model can act on.
 func (r *Registry) Execute(ctx context.Context, env *Env, call Call) Outcome {
 	rep := &Reporter{emit: env.Emit, base: event.ToolAction{GroupID: call.GroupID, ActionID: call.ActionID, Tool: call.Name}}
 	res := r.run(ctx, env, rep, call)
@@ -75,21 +83,38 @@ func (r *Registry) run(ctx context.Context, env *Env, rep *Reporter, call Call) 
 			Content: fmt.Sprintf("Invalid arguments for %s: %v. Send a JSON object matching the tool's parameters.", call.Name, err),
 			Display: event.ToolAction{Text: call.Name, Detail: "invalid arguments"}}
 	}
-	if err := rep.Update(ctx, event.ToolAction{Status: event.ActionRunning, Text: call.Name}); err != nil {
-		return &Result{IsError: true, Content: "Could not record the action: " + err.Error(), Display: event.ToolAction{Text: call.Name}}
-	}
 	tenv := *env
 	tenv.Report = rep
+	if g, ok := t.(Gated); ok {
+		return r.runGated(ctx, &tenv, call, g, args)
+	}
+	look := event.ToolAction{Status: event.ActionRunning, Text: call.Name}
+	if d, ok := t.(Describer); ok {
+		look = d.Describe(args)
+		look.Status = event.ActionRunning
+	}
+	if err := rep.Update(ctx, look); err != nil {
+		return recordFailure(call, err)
+	}
 	res, err := t.Run(ctx, &tenv, args)
+	return settle(ctx, call, res, err)
+}
+
+// settle turns what a tool returned into the call's result.
+func settle(ctx context.Context, call Call, res *Result, err error) *Result {
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return &Result{IsError: true, Content: fmt.Sprintf("%s was canceled.", call.Name),
-			Display: event.ToolAction{Text: call.Name, Detail: "canceled"}}
+			Display: event.ToolAction{Detail: "canceled"}}
 	case err != nil:
 		return &Result{IsError: true, Content: fmt.Sprintf("%s failed inside olly: %v", call.Name, err),
-			Display: event.ToolAction{Text: call.Name, Detail: err.Error()}}
+			Display: event.ToolAction{Detail: err.Error()}}
 	case res == nil:
-		return &Result{IsError: true, Content: fmt.Sprintf("%s returned nothing.", call.Name), Display: event.ToolAction{Text: call.Name}}
+		return &Result{IsError: true, Content: fmt.Sprintf("%s returned nothing.", call.Name)}
 	}
 	return res
+}
+
+func recordFailure(call Call, err error) *Result {
+	return &Result{IsError: true, Content: "Could not record the action: " + err.Error(), Display: event.ToolAction{Text: call.Name}}
 }

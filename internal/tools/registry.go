@@ -66,3 +66,10 @@ func (r *Registry) Sorted() []string {
 	sort.Strings(out)
 	return out
 }
+
+// Core returns the core tools with their default limits, in the order the
+// model sees them: read_file, write_file, list_files, find_files,
+// search_workspace, run_terminal_command.
+func Core() []Tool {
+	return []Tool{ReadFile{}, WriteFile{}, ListFiles{}, FindFiles{}, Search{}, Terminal{}}
+}

@@ -3,17 +3,23 @@
 // events (pending, approval, running, success or error) in the seed's order,
 // so every tool is shown the same way and nothing is shown twice.
 //
-// Each tool lives in its own file. Errors the model can fix (no such file,
-// no match) are results with IsError set, not Go errors: Go errors are for
-// olly's own failures.
+// Tools whose calls may need the person's approval implement Gated: they
+// describe the approval before anything happens, and Execute asks through
+// Env.Approver. Each tool lives in its own file. Errors the model can fix
+// (no such file, no match) are results with IsError set, not Go errors: Go
+// errors are for olly's own failures. docs/tools.md describes every tool.
 package tools
 
 import (
 	"context"
 	"encoding/json"
+	"time"
 
+	"github.com/olly-agent/olly/internal/approval"
+	"github.com/olly-agent/olly/internal/config"
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/shell"
 	"github.com/olly-agent/olly/internal/workspace"
 )
 
@@ -74,4 +80,62 @@ type Env struct {
 	Emit func(ctx context.Context, p event.Payload) error
 	// Report is bound to the current call's action; Execute sets it.
 	Report *Reporter
+
+	// Approver settles approval requests (the approval manager, which
+	// applies the session's policy); nil denies whatever needs approval.
+	Approver Approver
+	// Shell runs terminal commands in the session's shell
+	// (shell.Manager.Session); nil: run_terminal_command is unavailable.
+	Shell CommandRunner
+	// ArtifactDir holds the full output of truncated commands
+	// (shell.Manager.ArtifactDir); read_file reads artifact://<name> there.
+	ArtifactDir string
+	// ToolTimeout is agent.toolTimeout, the default time limit of a
+	// terminal command; zero leaves the shell's default.
+	ToolTimeout time.Duration
+	// FileRules are agent.sensitiveFilePatterns (nil: the defaults), and
+	// SessionFileRules the session's own rules, which win over them.
+	FileRules        []config.FileRule
+	SessionFileRules []config.FileRule
+	// Snapshots is told before every write, so checkpoints keep the
+	// original; nil: no checkpoints.
+	Snapshots Snapshotter
+	// Diagnostics is asked after every write for the language server's
+	// errors, which are appended to the result; nil: none.
+	Diagnostics Diagnoser
+}
+
+// Approver settles an approval request: *approval.Manager.
+type Approver interface {
+	Request(ctx context.Context, emit approval.Emit, req approval.Request) (approval.Decision, error)
+}
+
+// CommandRunner runs a command in a session's shell: *shell.Shell.
+type CommandRunner interface {
+	Run(ctx context.Context, command string, opts shell.RunOptions) (*shell.Result, error)
+}
+
+// Snapshotter keeps a file's original before the agent writes it, for
+// checkpoints (keep / undo).
+type Snapshotter interface {
+	// BeforeWrite is called before every write of p (p.Info is nil for a
+	// file about to be created), with the directories the write will
+	// create, outermost first. It is called for every write; keeping only
+	// the first snapshot of a file in a run is the implementation's job.
+	// It returns the checkpoint the write belongs to. An error stops the
+	// write: an edit that could not be undone is not made.
+	BeforeWrite(ctx context.Context, p workspace.Path, newDirs []string) (checkpointID string, err error)
+}
+
+// Diagnoser reports a written file's problems (language servers).
+type Diagnoser interface {
+	// AfterWrite returns the file's error diagnostics as text for the
+	// model, or "" when there are none.
+	AfterWrite(ctx context.Context, p workspace.Path) (string, error)
+}
+
+// Describer is implemented by tools that can say what a call is about to
+// do before it runs ("Reading main.go"); Execute shows it while running.
+type Describer interface {
+	Describe(args Args) event.ToolAction
 }

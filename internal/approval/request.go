@@ -1,0 +1,104 @@
+package approval
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/safety"
+)
+
+// Request describes an action that may need the person's approval.
+type Request struct {
+	// Session and ActionID place the request: the session whose policy
+	// applies, and the tool action it belongs to.
+	Session  string
+	ActionID string
+	// Kind is event.ApprovalCommand, event.ApprovalFileEdit or
+	// event.ApprovalDirectory.
+	Kind string
+	// Command and Cwd describe a command.
+	Command string
+	Cwd     string
+	// FilePath is the file of an edit or the directory to allow; Diff is
+	// the edit as a unified diff.
+	FilePath string
+	Diff     string
+	// Severity decides the route (see Policy.Route).
+	Severity safety.Severity
+	// Reason is one sentence for the approval card; Rule and Words name
+	// the safety finding behind it, when there is one.
+	Reason string
+	Rule   string
+	Words  []string
+}
+
+func (r Request) check() error {
+	switch r.Kind {
+	case event.ApprovalCommand:
+		if r.Command == "" {
+			return errors.New("approval: a command request needs the command")
+		}
+	case event.ApprovalFileEdit, event.ApprovalDirectory:
+		if r.FilePath == "" {
+			return fmt.Errorf("approval: a %s request needs the path", r.Kind)
+		}
+	default:
+		return fmt.Errorf("approval: unknown request kind %q (want %s, %s or %s)",
+			r.Kind, event.ApprovalCommand, event.ApprovalFileEdit, event.ApprovalDirectory)
+	}
+	if r.Severity < safety.None || r.Severity > safety.Critical {
+		return fmt.Errorf("approval: invalid severity %d", int(r.Severity))
+	}
+	return nil
+}
+
+func (r Request) event(id string) event.ApprovalRequested {
+	return event.ApprovalRequested{
+		ApprovalID: id, ActionID: r.ActionID, Kind: r.Kind,
+		Command: r.Command, Cwd: r.Cwd, FilePath: r.FilePath, Diff: r.Diff,
+		Severity: r.Severity.String(), Reason: r.Reason, Rule: r.Rule, Words: r.Words,
+	}
+}
+
+// Answer is a person's reply to a request, sent by a frontend.
+type Answer struct {
+	// Approve approves; false denies.
+	Approve bool
+	// Command, when approving a command request, is the command as the
+	// person edited it; it runs instead of the requested one. Empty or
+	// unchanged means the command as requested.
+	Command string
+	// Reason is the person's note on a denial, passed to the model.
+	Reason string
+}
+
+// Decision is how a request was settled.
+type Decision struct {
+	ApprovalID string
+	// Outcome is event.DecisionApproved, DecisionDenied or
+	// DecisionCanceled.
+	Outcome string
+	// Auto is true when the policy answered (an auto-approve toggle,
+	// --yes, or an unattended denial) rather than the person.
+	Auto bool
+	// Command is the edited command to run instead of the requested one;
+	// "" when the person did not change it.
+	Command string
+	// Reason is the person's note on a denial, or why the policy denied.
+	Reason string
+}
+
+// Approved reports whether the action may go ahead.
+func (d Decision) Approved() bool { return d.Outcome == event.DecisionApproved }
+
+func (d Decision) event(kind string) event.ApprovalResolved {
+	return event.ApprovalResolved{
+		ApprovalID: d.ApprovalID, Kind: kind, Decision: d.Outcome,
+		AutoApproved: d.Auto && d.Approved(), Command: d.Command, Reason: d.Reason,
+	}
+}
+
+// ErrNotPending is returned by Answer for a request that is not waiting:
+// unknown, of another session, or already answered or canceled.
+var ErrNotPending = errors.New("approval: no such pending request")
