@@ -1,0 +1,85 @@
+// Package toolcall finds the tool calls a model wrote into its text, for
+// models without native tool calling (DESIGN §4, "Tool-calling paths").
+//
+// It accepts <tool_call>{…}</tool_call> (the format olly's prompt asks for),
+// <function=name>…</function>, Mistral's [TOOL_CALLS] forms, and — only when
+// those found nothing, and only for tools in Options.Known — bare JSON
+// objects and ```json fences. It repairs calls cut off mid-JSON and marks
+// them Repaired, and it removes all call markup and the [TASK_COMPLETE]
+// signal from the text shown to the person, both at once (Strip) and while
+// the response streams (Filter). docs/toolcall.md describes the formats,
+// the repair rules and the streaming contract.
+package toolcall
+
+import "github.com/olly-agent/olly/internal/llm"
+
+// Format names the markup a call was written in.
+type Format string
+
+// The formats Extract recognises.
+const (
+	FormatXML      Format = "xml"      // <tool_call>…</tool_call>
+	FormatFunction Format = "function" // <function=name>…</function> without <tool_call> tags
+	FormatBracket  Format = "bracket"  // [TOOL_CALLS]…
+	FormatBare     Format = "bare"     // a JSON object in the prose
+	FormatFence    Format = "fence"    // a JSON object in a ```json fence
+)
+
+// Options configure parsing.
+type Options struct {
+	// Known holds the names of the tools the model may call. Bare JSON and
+	// ```json fences count as calls only when every call in them names a
+	// tool in Known, so that JSON the model merely shows is left alone. With
+	// an empty Known they never count. Tagged formats are not filtered: a
+	// call to an unknown tool there is reported to the model as such.
+	Known map[string]bool
+}
+
+// Call is one tool call found in the text.
+type Call struct {
+	// ToolCall is the call. Arguments is a JSON object ({} when there are
+	// none); it is nil only when the model's arguments could not be read as
+	// an object, and then RawArguments holds them when there was text to
+	// keep. Index is the call's position among the calls returned.
+	llm.ToolCall
+	// Format is the markup the call was written in.
+	Format Format `json:"format"`
+	// Repaired is set when the text ended inside the call (the model ran out
+	// of output) and the JSON was closed by olly: the arguments hold what was
+	// written, and the agent should tell the model that the call was cut off
+	// rather than trust it blindly.
+	Repaired bool `json:"repaired,omitempty"`
+	// Problem, when not empty, says why the call cannot be run as written
+	// (no tool name, arguments that are not an object, JSON that does not
+	// parse). It is written for the model: the agent returns it as the
+	// call's result instead of running the tool.
+	Problem string `json:"problem,omitempty"`
+	// Start and End are the byte offsets of the markup that held the call.
+	// Calls written in one markup (an array, several objects in one
+	// <tool_call>) share it.
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// Extract returns the tool calls in text, in order. Calls written as
+// <tool_call>, <function=…> or [TOOL_CALLS] are returned when there are
+// any; otherwise the bare-JSON and ```json-fence calls of known tools.
+func Extract(text string, opts Options) []Call {
+	s := newScanner(opts, false)
+	s.buf = []byte(text)
+	s.finish()
+	return s.calls()
+}
+
+// Strip returns text as it should be displayed: without call markup of any
+// format (including bare calls that Extract does not return because tagged
+// calls exist), without [TASK_COMPLETE] and without a trailing partial
+// prefix of it. Code the model shows, and JSON that is not a call of a known
+// tool, stay.
+func Strip(text string, opts Options) string {
+	s := newScanner(opts, true)
+	s.buf = []byte(text)
+	s.out = make([]byte, 0, len(text))
+	s.finish()
+	return string(s.out)
+}
