@@ -1,7 +1,19 @@
 package cli
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/olly-agent/olly/internal/app"
+	"github.com/olly-agent/olly/internal/config"
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/store"
 )
 
 // Factory hands commands what they need, built lazily so that a command
@@ -12,15 +24,196 @@ type Factory struct {
 
 	// Flags are the global flags, filled when the command line is parsed.
 	Flags GlobalFlags
+
+	// Environ is the environment settings are read from, as os.Environ
+	// gives it; nil means os.Environ(). Tests set it (even to an empty
+	// slice) so they never read the real one.
+	Environ []string
+	// HomeDir is the home directory for the default file locations; empty
+	// means os.UserHomeDir().
+	HomeDir string
+
+	flagSet   *pflag.FlagSet
+	configMu  sync.Mutex
+	config    *config.Config
+	configErr error
+	loaded    bool
+
+	providerMu sync.Mutex
+	provider   llm.Provider
 }
 
 // GlobalFlags are the flags every command accepts.
 type GlobalFlags struct {
 	// Cwd is the workspace directory (--cwd); empty means the current one.
 	Cwd string
+	// BaseURL overrides baseUrl (--base-url).
+	BaseURL string
+	// Model overrides agentMode.model (--model).
+	Model string
+	// Set holds --set key=value settings, in order.
+	Set []string
 }
 
 func (f *Factory) bindGlobalFlags(root *cobra.Command) {
 	pf := root.PersistentFlags()
 	pf.StringVar(&f.Flags.Cwd, "cwd", "", "workspace `directory` (default: the current directory)")
+	pf.StringVar(&f.Flags.BaseURL, "base-url", "", "model server `URL` (setting baseUrl)")
+	pf.StringVar(&f.Flags.Model, "model", "", "agent `model` (setting agentMode.model)")
+	pf.StringArrayVar(&f.Flags.Set, "set", nil, "set any setting for this run, as `key=value` (repeatable; see olly config list)")
+	f.flagSet = pf
+}
+
+// Config loads the settings once, on first use, and returns the same result
+// (or error) afterwards. Warnings (unknown OLLY_* variables, …) go to
+// stderr when the settings are loaded.
+func (f *Factory) Config() (*config.Config, error) {
+	f.configMu.Lock()
+	defer f.configMu.Unlock()
+	if f.loaded {
+		return f.config, f.configErr
+	}
+	f.loaded = true
+	opts, err := f.ConfigOptions()
+	if err != nil {
+		f.configErr = err
+		return nil, err
+	}
+	f.config, f.configErr = config.Load(opts)
+	var warnings []string
+	if f.config != nil {
+		warnings = f.config.Warnings()
+	} else if le := (*config.LoadError)(nil); errors.As(f.configErr, &le) {
+		warnings = le.Warnings
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(f.IO.ErrOut, "olly: warning:", w)
+	}
+	return f.config, f.configErr
+}
+
+// ConfigOptions gathers what loading the settings reads: the workspace
+// (--cwd or the current directory), home, environment and the flag layer.
+func (f *Factory) ConfigOptions() (config.LoadOptions, error) {
+	opts := config.LoadOptions{Workspace: f.Flags.Cwd, Home: f.HomeDir, Environ: f.Environ, OtherEnv: nonSettingEnv()}
+	if opts.Workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return opts, fmt.Errorf("find the workspace: %w (use --cwd)", err)
+		}
+		opts.Workspace = wd
+	}
+	if opts.Home == "" {
+		// An unknown home is not an error yet: XDG_* variables may place
+		// everything, and Load says what is missing if they do not.
+		opts.Home, _ = os.UserHomeDir()
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	flags, err := f.flagLayer()
+	if err != nil {
+		return opts, err
+	}
+	opts.Flags = flags
+	return opts, nil
+}
+
+// flagLayer turns the flags given on the command line into settings:
+// --base-url and --model first, then each --set in order, so an explicit
+// --set wins over the shorthand.
+func (f *Factory) flagLayer() ([]config.FlagValue, error) {
+	changed := func(name string) bool { return f.flagSet != nil && f.flagSet.Changed(name) }
+	var out []config.FlagValue
+	if changed("base-url") {
+		out = append(out, config.FlagValue{Flag: "--base-url", Key: "baseUrl", Value: f.Flags.BaseURL})
+	}
+	if changed("model") {
+		out = append(out, config.FlagValue{Flag: "--model", Key: "agentMode.model", Value: f.Flags.Model})
+	}
+	for _, kv := range f.Flags.Set {
+		key, value, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(key) == "" {
+			return nil, usageError("--set %q: expected key=value, for example --set agent.maxIterations=40", kv)
+		}
+		out = append(out, config.FlagValue{Flag: "--set", Key: strings.TrimSpace(key), Value: value})
+	}
+	return out, nil
+}
+
+// nonSettingEnv names the OLLY_* variables olly reads that are not settings,
+// so loading does not warn about them: `olly db`'s database path, and the
+// marker olly's shell puts on the commands it runs (olly run by the agent
+// inherits it).
+func nonSettingEnv() []string {
+	return []string{"OLLY_DB", "OLLY_SHELL_RUN"}
+}
+
+// settings returns the settings, or a usage error (exit 2) saying what is
+// wrong with them: a broken setting is a configuration error, not a failure
+// of the command.
+func (f *Factory) settings() (*config.Config, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return nil, err
+		}
+		return nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	return cfg, nil
+}
+
+// Provider returns the model-server client for the settings, built once.
+func (f *Factory) Provider() (llm.Provider, error) {
+	f.providerMu.Lock()
+	defer f.providerMu.Unlock()
+	if f.provider != nil {
+		return f.provider, nil
+	}
+	cfg, err := f.settings()
+	if err != nil {
+		return nil, err
+	}
+	p, err := app.NewProvider(cfg)
+	if err != nil {
+		return nil, &ExitError{Code: ExitUsage, Err: err}
+	}
+	f.provider = p
+	return p, nil
+}
+
+// getenv reads the environment the factory was given (tests give their own).
+func (f *Factory) getenv(key string) string {
+	env := f.Environ
+	if env == nil {
+		return os.Getenv(key)
+	}
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+// DatabasePath is the database file: $OLLY_DB when set, else olly.db in the
+// data directory. It works even when the settings do not load, so `olly db`
+// can always find the file it is asked to check or move aside.
+func (f *Factory) DatabasePath() (string, error) {
+	if p := f.getenv("OLLY_DB"); p != "" {
+		return p, nil
+	}
+	if cfg, err := f.Config(); err == nil {
+		return store.DefaultPath(cfg.Paths().DataDir), nil
+	}
+	opts, err := f.ConfigOptions()
+	if err != nil {
+		return "", err
+	}
+	paths, err := config.ResolvePaths(opts)
+	if err != nil {
+		return "", fmt.Errorf("find the data directory: %w (pass --db FILE or set OLLY_DB)", err)
+	}
+	return store.DefaultPath(paths.DataDir), nil
 }

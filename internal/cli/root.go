@@ -80,7 +80,11 @@ checkpointed, every risky step is approved, and every session is stored.`,
 	f.bindGlobalFlags(root)
 
 	root.AddCommand(
-	// Subcommands register here, one line each.
+		// Subcommands register here, one line each.
+		newConfigCmd(f),
+		newModelsCmd(f),
+		newDoctorCmd(f),
+		newCmdDB(f),
 	)
 	return root
 }

@@ -1,0 +1,193 @@
+// Package models knows which models the server offers and what each can do,
+// and picks one when the person has not: the orchestrator needs native tool
+// calling to work well, so an unconfigured olly chooses a tool-capable model
+// and says which.
+package models
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/olly-agent/olly/internal/llm"
+)
+
+// showConcurrency bounds the parallel /api/show calls: one per model is
+// quick on a local server, but a long list should not open dozens of
+// connections at once.
+const showConcurrency = 4
+
+// Catalog lists models and caches their details for its lifetime.
+type Catalog struct {
+	p       llm.Provider
+	mu      sync.Mutex
+	details map[string]*llm.ModelDetails
+}
+
+// NewCatalog returns a catalog over p.
+func NewCatalog(p llm.Provider) *Catalog {
+	return &Catalog{p: p, details: map[string]*llm.ModelDetails{}}
+}
+
+// Model is an installed model with what the server says about it. Err is
+// set when the details could not be fetched; the model is still listed.
+type Model struct {
+	llm.ModelDetails
+	Running bool  `json:"running,omitempty"`
+	Err     error `json:"-"`
+}
+
+// Details returns what the server says about one model, cached.
+func (c *Catalog) Details(ctx context.Context, name string) (*llm.ModelDetails, error) {
+	c.mu.Lock()
+	d, ok := c.details[name]
+	c.mu.Unlock()
+	if ok {
+		return d, nil
+	}
+	d, err := c.p.ShowModel(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.details[name] = d
+	c.mu.Unlock()
+	return d, nil
+}
+
+// List returns every installed model with its details, in the server's
+// order (Ollama: most recently modified first).
+func (c *Catalog) List(ctx context.Context) ([]Model, error) {
+	infos, err := c.p.ListModels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	running := map[string]bool{}
+	if rs, err := c.p.RunningModels(ctx); err == nil {
+		for _, r := range rs {
+			running[r.Name] = true
+		}
+	}
+	out := make([]Model, len(infos))
+	sem := make(chan struct{}, showConcurrency)
+	var wg sync.WaitGroup
+	for i, info := range infos {
+		out[i] = Model{ModelDetails: llm.ModelDetails{ModelInfo: info}, Running: running[info.Name]}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			d, err := c.Details(ctx, info.Name)
+			if err != nil {
+				out[i].Err = err
+				return
+			}
+			merged := *d
+			merged.ModelInfo = mergeInfo(info, d.ModelInfo)
+			out[i].ModelDetails = merged
+		}()
+	}
+	wg.Wait()
+	return out, ctx.Err()
+}
+
+// mergeInfo keeps the listing's fields and fills the gaps from /api/show.
+func mergeInfo(list, show llm.ModelInfo) llm.ModelInfo {
+	if list.Family == "" {
+		list.Family = show.Family
+	}
+	if list.ParameterSize == "" {
+		list.ParameterSize = show.ParameterSize
+	}
+	if list.QuantizationLevel == "" {
+		list.QuantizationLevel = show.QuantizationLevel
+	}
+	return list
+}
+
+// Choice is the model olly will use and why.
+type Choice struct {
+	Name string
+	// Picked is true when olly chose the model because none was configured.
+	Picked bool
+	// Reason explains a pick, for the person ("qwen3:8b is loaded and can
+	// call tools").
+	Reason string
+	// Details of the chosen model, when known.
+	Details *llm.ModelDetails
+}
+
+// ErrNoToolModel means no installed model can call tools.
+type ErrNoToolModel struct {
+	Dialect   string
+	Installed []string
+}
+
+func (e *ErrNoToolModel) Error() string {
+	var b strings.Builder
+	if len(e.Installed) == 0 {
+		b.WriteString("no models are installed")
+	} else {
+		fmt.Fprintf(&b, "none of the installed models (%s) supports tool calling", strings.Join(e.Installed, ", "))
+	}
+	if e.Dialect == "ollama" {
+		b.WriteString(" — install one, for example `ollama pull qwen3:8b` or `ollama pull qwen2.5-coder:7b`, or set agentMode.model to use a model with text tool calls")
+	} else {
+		b.WriteString(" — set agentMode.model to the model your server serves")
+	}
+	return b.String()
+}
+
+// PickAgent returns the model for agent work: the configured one if set
+// (checked to exist), otherwise an installed model that can call tools —
+// one already loaded first (it answers at once), then one whose name says it
+// is for code, then the server's order.
+func (c *Catalog) PickAgent(ctx context.Context, configured string) (Choice, error) {
+	if configured != "" {
+		d, err := c.Details(ctx, configured)
+		if err != nil {
+			return Choice{}, err
+		}
+		return Choice{Name: configured, Details: d}, nil
+	}
+	list, err := c.List(ctx)
+	if err != nil {
+		return Choice{}, err
+	}
+	var candidates []Model
+	var names []string
+	for _, m := range list {
+		names = append(names, m.Name)
+		if m.Err == nil && m.Capabilities.Tools && !m.Capabilities.Embedding {
+			candidates = append(candidates, m)
+		}
+	}
+	if len(candidates) == 0 {
+		return Choice{}, &ErrNoToolModel{Dialect: c.p.Dialect(), Installed: names}
+	}
+	sort.SliceStable(candidates, func(i, j int) bool { return rank(candidates[i]) < rank(candidates[j]) })
+	best := candidates[0]
+	why := "can call tools"
+	switch rank(best) {
+	case 0:
+		why = "is loaded and can call tools"
+	case 1:
+		why = "is a code model that can call tools"
+	}
+	d := best.ModelDetails
+	return Choice{Name: best.Name, Picked: true, Details: &d,
+		Reason: fmt.Sprintf("using %s: agentMode.model is not set and it %s (set agentMode.model to choose)", best.Name, why)}, nil
+}
+
+func rank(m Model) int {
+	switch {
+	case m.Running:
+		return 0
+	case strings.Contains(strings.ToLower(m.Name), "coder") || strings.Contains(strings.ToLower(m.Name), "code"):
+		return 1
+	}
+	return 2
+}

@@ -1,0 +1,229 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	_ "modernc.org/sqlite"     // the database/sql driver "sqlite"
+	_ "modernc.org/sqlite/vec" // loads sqlite-vec (vec0) into every connection
+)
+
+// FileName is the database's name inside olly's data directory.
+const FileName = "olly.db"
+
+// DefaultPath returns the database path inside dataDir.
+func DefaultPath(dataDir string) string {
+	return filepath.Join(dataDir, FileName)
+}
+
+// Options tune a Store. The zero value is the normal setting.
+type Options struct {
+	// BusyTimeout is how long a statement waits for another connection or
+	// process holding the write lock; default 5 s.
+	BusyTimeout time.Duration
+	// FullSync makes every commit fsync the WAL (synchronous=FULL), so that
+	// committed events also survive power loss and OS crashes, at a large
+	// cost in append throughput. The default (synchronous=NORMAL) already
+	// keeps every committed event across process crashes.
+	FullSync bool
+	// ReadConns bounds the connections used for reads; default 4.
+	ReadConns int
+	// Now returns the current time; default time.Now. Tests pin it.
+	Now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = 5 * time.Second
+	}
+	if o.ReadConns <= 0 {
+		o.ReadConns = 4
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// Store is olly's database. It is safe for concurrent use by many
+// goroutines, and several processes may open the same file.
+type Store struct {
+	file string // absolute path of the database
+	opts Options
+	w    *sql.DB // the one writer connection: writes serialize in-process
+	r    *sql.DB // readers; WAL lets them run beside the writer
+	me   Owner   // this process, recorded on sessions it generates in
+
+	wordWindow int // see defaultWordWindow
+
+	stmts    appendStmts
+	commits  atomic.Int64    // append transactions committed (for benchmarks)
+	appended atomic.Int64    // events they stored
+	appendCh chan *appendReq // unbuffered: a send succeeds only into a running committer
+	ftsCh    chan *ftsReq    // search asks the committer to index pending text
+	quit     chan struct{}
+	wg       sync.WaitGroup
+	once     sync.Once
+
+	mu       sync.Mutex
+	watchers map[chan struct{}]struct{} // woken after appends (the indexer)
+}
+
+// Open opens the database at path, creating it (and its directory) if
+// needed, and brings its schema up to date. A file from a newer olly, a
+// file that is not an olly database, and a damaged file are errors
+// (*VersionError, *ForeignError, *DamagedError) and are left untouched.
+func Open(ctx context.Context, path string, opts Options) (*Store, error) {
+	opts = opts.withDefaults()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+		return nil, fmt.Errorf("open database %s: create its directory: %w", abs, err)
+	}
+	s := &Store{
+		file:       abs,
+		opts:       opts,
+		me:         currentOwner(),
+		wordWindow: defaultWordWindow,
+		appendCh:   make(chan *appendReq),
+		ftsCh:      make(chan *ftsReq),
+		quit:       make(chan struct{}),
+		watchers:   map[chan struct{}]struct{}{},
+	}
+	if err := s.openConns(ctx); err != nil {
+		s.closeConns()
+		return nil, err
+	}
+	// Text a crashed process appended but never indexed is indexed now,
+	// before anyone can search.
+	if err := s.indexPending(ctx); err != nil {
+		s.closeConns()
+		return nil, s.openErr(classify(s.file, err))
+	}
+	s.wg.Add(1)
+	go s.commitLoop()
+	return s, nil
+}
+
+func (s *Store) openConns(ctx context.Context) error {
+	syncMode := "NORMAL"
+	if s.opts.FullSync {
+		syncMode = "FULL"
+	}
+	common := url.Values{}
+	common.Add("_pragma", "busy_timeout("+strconv.FormatInt(s.opts.BusyTimeout.Milliseconds(), 10)+")")
+	common.Add("_pragma", "foreign_keys(1)")
+	common.Add("_pragma", "synchronous("+syncMode+")")
+	common.Add("_pragma", "temp_store(MEMORY)")
+	common.Add("_pragma", "cache_size(-16384)") // 16 MiB per connection
+
+	wq := cloneValues(common)
+	wq.Set("_txlock", "immediate") // writers take the lock up front: no deadlocking upgrades
+	w, err := sql.Open("sqlite", fileURI(s.file, wq))
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", s.file, err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	w.SetConnMaxIdleTime(0)
+	s.w = w
+	// Inspect before anything writes: a newer or damaged file must stay
+	// byte-identical.
+	if err := s.prepare(ctx); err != nil {
+		return err
+	}
+	if err := s.prepareAppend(ctx); err != nil {
+		return err
+	}
+
+	rq := cloneValues(common)
+	rq.Add("_pragma", "query_only(1)")
+	// Reads map the file instead of copying each page through read(2):
+	// replaying a long session is a third cheaper. (SQLite never shrinks
+	// the file under a mapping here: olly does not VACUUM in place.)
+	rq.Add("_pragma", "mmap_size(268435456)")
+	r, err := sql.Open("sqlite", fileURI(s.file, rq))
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", s.file, err)
+	}
+	r.SetMaxOpenConns(s.opts.ReadConns)
+	r.SetMaxIdleConns(s.opts.ReadConns)
+	s.r = r
+	return nil
+}
+
+// File returns the database file's absolute path.
+func (s *Store) File() string { return s.file }
+
+// Close stops the committer and closes the database. Appends after Close
+// return ErrClosed. It is safe to call more than once.
+func (s *Store) Close() error {
+	var err error
+	s.once.Do(func() {
+		close(s.quit)
+		s.wg.Wait()
+		err = s.closeConns()
+	})
+	return err
+}
+
+// closed reports whether Close was called.
+func (s *Store) closed() bool {
+	select {
+	case <-s.quit:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *Store) closeConns() error {
+	s.stmts.close()
+	var first error
+	// Readers first: the writer, closing last, checkpoints the WAL into the
+	// main file when no other process has the database open.
+	for _, db := range []*sql.DB{s.r, s.w} {
+		if db == nil {
+			continue
+		}
+		if err := db.Close(); err != nil && first == nil {
+			first = fmt.Errorf("close database %s: %w", s.file, err)
+		}
+	}
+	return first
+}
+
+// now returns the current time in unix milliseconds.
+func (s *Store) now() int64 { return s.opts.Now().UnixMilli() }
+
+// fileURI builds a SQLite URI for path with the query q, escaping whatever
+// in the path would otherwise read as URI syntax ('?', '#', '%', spaces).
+func fileURI(path string, q url.Values) string {
+	p := filepath.ToSlash(path)
+	if len(p) > 0 && p[0] != '/' {
+		p = "/" + p // a Windows volume: file:///C:/...
+	}
+	u := url.URL{Scheme: "file", Path: p, RawQuery: q.Encode()}
+	return u.String()
+}
+
+func cloneValues(v url.Values) url.Values {
+	c := url.Values{}
+	for k, vs := range v {
+		c[k] = append([]string(nil), vs...)
+	}
+	return c
+}
+
+// fromMillis converts unix milliseconds to a time.Time.
+func fromMillis(ms int64) time.Time { return time.UnixMilli(ms) }
