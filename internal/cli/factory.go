@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -41,6 +42,9 @@ type Factory struct {
 
 	providerMu sync.Mutex
 	provider   llm.Provider
+
+	storeMu sync.Mutex
+	store   *store.Store
 }
 
 // GlobalFlags are the flags every command accepts.
@@ -216,4 +220,36 @@ func (f *Factory) DatabasePath() (string, error) {
 		return "", fmt.Errorf("find the data directory: %w (pass --db FILE or set OLLY_DB)", err)
 	}
 	return store.DefaultPath(paths.DataDir), nil
+}
+
+// Store opens the database once, on first use. Execute closes it when the
+// command ends.
+func (f *Factory) Store(ctx context.Context) (*store.Store, error) {
+	f.storeMu.Lock()
+	defer f.storeMu.Unlock()
+	if f.store != nil {
+		return f.store, nil
+	}
+	path, err := f.DatabasePath()
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	f.store = st
+	return st, nil
+}
+
+// Close releases what the factory opened.
+func (f *Factory) Close() error {
+	f.storeMu.Lock()
+	defer f.storeMu.Unlock()
+	if f.store == nil {
+		return nil
+	}
+	err := f.store.Close()
+	f.store = nil
+	return err
 }

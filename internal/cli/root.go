@@ -94,6 +94,9 @@ func Execute(f *Factory, args []string) int {
 	root := NewRootCmd(f)
 	root.SetArgs(args)
 	err := root.Execute()
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
 	if err == nil {
 		return ExitOK
 	}
