@@ -82,7 +82,6 @@ func TestDBPath(t *testing.T) {
 	})
 }
 
-
 func TestDBCheck(t *testing.T) {
 	path := newDB(t, t.TempDir())
 	code, out, errOut := runOlly(t, "", false, "db", "--db", path, "check")

@@ -1,0 +1,62 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/session"
+)
+
+// RunTurn runs one turn of the agent loop (session.Runner). It reads like
+// the seed's flow diagram: stream a response, parse its tool calls, run
+// them as a batch, then either finish (the model said [TASK_COMPLETE] and
+// the gates agree) or continue through the control plane. Each step lives
+// in its own file: stream.go, toolrunner.go, gates.go, control.go,
+// summary.go.
+//
+// It returns an error only when the turn could not run at all — a prompt it
+// refuses (an @path outside the workspace) or an event that could not be
+// stored; everything else, a model server failing included, ends the turn
+// with turn_finished and a TurnResult.
+func (a *Agent) RunTurn(ctx context.Context, t *session.Turn) (*session.TurnResult, error) {
+	r, err := a.newRun(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	if !r.begin(ctx) {
+		return r.result()
+	}
+	for r.iter = 1; r.iter <= r.cfg.MaxIterations; r.iter++ {
+		res := r.stream(ctx)
+		if res.canceled || res.err != nil {
+			return r.interrupted(ctx, res)
+		}
+		calls := r.parse(res)
+		var batch *batchResult
+		if len(calls) > 0 {
+			r.recordResponse(ctx, res, calls, false)
+			batch = r.runBatch(ctx, calls)
+			if ctx.Err() != nil {
+				return r.finish(ctx, event.FinishCanceled)
+			}
+		}
+		v := r.judge(ctx, res, calls, batch)
+		if len(calls) == 0 {
+			// A final answer moves to the final message (summary.go).
+			r.recordResponse(ctx, res, nil, v.done)
+		}
+		if r.failure() != nil {
+			return r.result()
+		}
+		if ctx.Err() != nil {
+			return r.finish(ctx, event.FinishCanceled)
+		}
+		if v.done {
+			return r.complete(ctx, res, calls, v)
+		}
+		if r.iter < r.cfg.MaxIterations {
+			r.continueLoop(ctx, batch, v)
+		}
+	}
+	return r.exhausted(ctx)
+}

@@ -1,0 +1,29 @@
+// Package agent is olly's agent loop for agent mode: it answers one prompt
+// by streaming the model's response, running the tool calls in it, and
+// continuing until the model says [TASK_COMPLETE] and the gates agree, or
+// agent.maxIterations is reached. *Agent implements session.Runner; the
+// session service hands it a turn, and every event goes out through the
+// turn's Emit, which stores it and feeds the conversation the next request
+// is built from.
+//
+// The loop (agent.go) only orchestrates; each concern has its own file,
+// after the seed's sub-handlers:
+//
+//   - stream.go, throttle.go, strip.go: the stream processor — the request
+//     is sent, reasoning and native tool calls accumulate, text is shown
+//     through toolcall.Filter (call markup and [TASK_COMPLETE] never show)
+//     in 32 ms throttled deltas behind a first-chunk gate, and done_reason
+//     length marks a cut-off response.
+//   - toolrunner.go, dedupe.go: a response's calls run as one batch in a
+//     progress group through tools.Registry.Execute; duplicates are dropped,
+//     8 calls draw a note, 15 is the cap.
+//   - control.go: the control plane — the <agent_control> continuation
+//     packet, the anti-repetition line, the task reminder.
+//   - gates.go: what may end the loop — failed calls, the write check, the
+//     diagnostics check.
+//   - summary.go: the final message.
+//   - context.go: @path and @path:L10-L50 attachments.
+//   - prompt.go, prompts/*.md: the system prompt.
+//
+// docs/agent.md describes the loop, its history protocol and its limits.
+package agent

@@ -1,0 +1,59 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/olly-agent/olly/internal/llm"
+)
+
+// modelDetails returns what the server says about model, asking once per
+// model for the life of the agent: capabilities and trained context do not
+// change while a model stays installed.
+func (a *Agent) modelDetails(ctx context.Context, model string) (*llm.ModelDetails, error) {
+	a.mu.Lock()
+	d := a.models[model]
+	a.mu.Unlock()
+	if d != nil {
+		return d, nil
+	}
+	d, err := a.provider.ShowModel(ctx, model)
+	if err != nil {
+		return nil, err
+	}
+	if d.Capabilities.Embedding && !d.Capabilities.Chat && d.Capabilities.Known {
+		return nil, fmt.Errorf("model %q is an embedding model and cannot chat; choose a chat model with `olly config set agentMode.model <name>` (see `olly models`)", model)
+	}
+	a.mu.Lock()
+	a.models[model] = d
+	a.mu.Unlock()
+	return d, nil
+}
+
+// numCtx is the context window to request: the model's trained context,
+// capped by the per-model cap or agent.maxContextWindow. It is always sent:
+// Ollama's default window is far smaller than what agents need, and a
+// silently truncated prompt looks to the person like a forgetful model.
+func (c Config) numCtx(model string, d *llm.ModelDetails) int {
+	n := d.ContextLength
+	if n <= 0 {
+		n = c.DefaultContextWindow
+	}
+	limit := c.MaxContextWindow
+	if c.ContextCap != nil {
+		if m := c.ContextCap(model); m > 0 {
+			limit = m
+		}
+	}
+	return min(n, limit)
+}
+
+// think is the request's think setting: on when enabled and the model can
+// think, off for a thinking model when disabled, and absent for models that
+// cannot think (Ollama refuses think for them).
+func (c Config) think(d *llm.ModelDetails) *llm.Think {
+	if !d.Capabilities.Thinking {
+		return nil
+	}
+	return &llm.Think{Enabled: c.EnableThinking}
+}

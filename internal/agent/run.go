@@ -1,0 +1,329 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"text/template"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/tools"
+)
+
+// Deps are the agent's dependencies.
+type Deps struct {
+	// Provider is the model server (required).
+	Provider llm.Provider
+	// Tools holds the tools (required; may be empty).
+	Tools *tools.Registry
+	// Config are the agent's settings.
+	Config Config
+	// ToolEnv builds the tool environment of a turn (approver, shell,
+	// checkpoints…); the agent fills in Session, Turn, Workspace and Emit.
+	// Nil: tools get only those.
+	ToolEnv func(ctx context.Context, t *session.Turn) (tools.Env, error)
+	// Diagnostics checks the files a run changed before it may finish;
+	// nil: there is no diagnostics source, and the agent says so.
+	Diagnostics Diagnostics
+	// Clock drives the streaming throttle and durations; nil: the system
+	// clock.
+	Clock Clock
+	// GOOS names the operating system in the system prompt (empty:
+	// runtime.GOOS); Shell names the shell commands run in ("" leaves it
+	// out).
+	GOOS  string
+	Shell string
+}
+
+// Agent runs agent-mode turns. It is safe for concurrent use by several
+// sessions.
+type Agent struct {
+	provider llm.Provider
+	tools    *tools.Registry
+	cfg      Config
+	toolEnv  func(ctx context.Context, t *session.Turn) (tools.Env, error)
+	diag     Diagnostics
+	clock    Clock
+	goos     string
+	shell    string
+	prompts  *template.Template
+
+	mu     sync.Mutex
+	models map[string]*llm.ModelDetails
+	warned map[string]bool // session+model pairs told about text tool calls
+}
+
+// New builds an agent.
+func New(d Deps) (*Agent, error) {
+	if d.Provider == nil {
+		return nil, errors.New("agent: no model provider")
+	}
+	if d.Tools == nil {
+		return nil, errors.New("agent: no tool registry")
+	}
+	prompts, err := parsePrompts()
+	if err != nil {
+		return nil, err
+	}
+	a := &Agent{provider: d.Provider, tools: d.Tools, cfg: d.Config.withDefaults(), toolEnv: d.ToolEnv,
+		diag: d.Diagnostics, clock: d.Clock, goos: d.GOOS, shell: d.Shell, prompts: prompts,
+		models: map[string]*llm.ModelDetails{}, warned: map[string]bool{}}
+	if a.clock == nil {
+		a.clock = realClock{}
+	}
+	if a.goos == "" {
+		a.goos = runtime.GOOS
+	}
+	return a, nil
+}
+
+// run is one turn in progress.
+type run struct {
+	a   *Agent
+	t   *session.Turn
+	cfg Config
+
+	model   string
+	user    event.UserMessage
+	format  session.Format
+	numCtx  int
+	think   *llm.Think
+	system  string
+	specs   []llm.Tool      // offered to the model
+	offered map[string]bool // their names
+	env     tools.Env
+
+	turnSeq int64 // seq of turn_started: makes group, action and call ids unique
+	iter    int
+	quiet   int // consecutive responses without tool calls or signal
+	files   []string
+	steps   []step // executed calls, for the fallback summary
+	dedupe  dedupe
+	gates   gates
+
+	final    string
+	status   string
+	errText  string
+	finished bool
+
+	// errMu guards err: tools may emit from their own goroutines (live
+	// command output).
+	errMu sync.Mutex
+	err   error // first event that could not be recorded: the turn stops
+}
+
+// failure returns the first event that could not be recorded, if any.
+func (r *run) failure() error {
+	r.errMu.Lock()
+	defer r.errMu.Unlock()
+	return r.err
+}
+
+func (r *run) setFailure(err error) {
+	r.errMu.Lock()
+	if r.err == nil {
+		r.err = err
+	}
+	r.errMu.Unlock()
+}
+
+// newRun checks the prompt and prepares the turn. Nothing is emitted yet,
+// so a refused prompt leaves no trace.
+func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
+	if t.Mode != "" && t.Mode != "agent" {
+		return nil, fmt.Errorf("mode %q is not available yet: this olly runs agent mode only", t.Mode)
+	}
+	model := t.Model
+	if model == "" {
+		model = a.cfg.Model
+	}
+	if model == "" {
+		return nil, errors.New("no model is configured: set one with `olly config set agentMode.model <name>` or pass --model (`olly models` lists them)")
+	}
+	r := &run{a: a, t: t, cfg: a.cfg, model: model}
+	user, err := r.userMessage(t.Input)
+	if err != nil {
+		return nil, err
+	}
+	r.user = user
+	r.gates = gates{needsWrite: needsWrite(t.Input.Text), diag: a.diag}
+	r.offered = map[string]bool{}
+	for _, s := range a.tools.Specs(a.cfg.Tools...) {
+		r.specs = append(r.specs, s)
+		r.offered[s.Name] = true
+	}
+	env := tools.Env{}
+	if a.toolEnv != nil {
+		if env, err = a.toolEnv(ctx, t); err != nil {
+			return nil, fmt.Errorf("prepare the tools: %w", err)
+		}
+	}
+	env.Session, env.Turn, env.Workspace = t.SessionID, t.Number, t.Workspace
+	env.Emit = r.emit
+	r.env = env
+	return r, nil
+}
+
+// begin opens the turn: turn_started and the user message, then what the
+// model can do. It reports false when the turn already ended (the model is
+// unusable).
+func (r *run) begin(ctx context.Context) bool {
+	ev, err := r.t.Emit(context.WithoutCancel(ctx), event.TurnStarted{Mode: "agent", Model: r.model})
+	if err != nil {
+		r.setFailure(err)
+		return false
+	}
+	r.turnSeq = ev.Seq
+	if r.turnSeq == 0 {
+		r.turnSeq = int64(r.t.Number) // detached turns: nothing stored
+	}
+	if r.emit(ctx, r.user) != nil {
+		return false
+	}
+	d, err := r.a.modelDetails(ctx, r.model)
+	if err != nil {
+		if ctx.Err() != nil {
+			r.finish(ctx, event.FinishCanceled)
+		} else {
+			r.fail(ctx, err)
+		}
+		return false
+	}
+	r.numCtx, r.think = r.cfg.numCtx(r.model, d), r.cfg.think(d)
+	r.format = session.FormatNative
+	if !d.Capabilities.Tools {
+		r.format = session.FormatText
+		r.warnTextTools(ctx)
+	}
+	if r.system, err = r.systemPrompt(); err != nil {
+		r.fail(ctx, err)
+		return false
+	}
+	return r.failure() == nil
+}
+
+func (r *run) warnTextTools(ctx context.Context) {
+	key := r.t.SessionID + "\x00" + r.model
+	r.a.mu.Lock()
+	seen := r.a.warned[key]
+	r.a.warned[key] = true
+	r.a.mu.Unlock()
+	if !seen {
+		_ = r.emit(ctx, event.Warning{Code: "text_tools",
+			Message: fmt.Sprintf("model %s does not support native tool calling — olly uses text tool calls, which smaller models follow less reliably", r.model)})
+	}
+}
+
+// emit publishes an event of the turn. Recording is not canceled with the
+// turn: what happened until the cancellation must be in the log, and the
+// turn still ends with turn_finished. The first durable event that cannot
+// be stored stops the turn: continuing would show the person what history
+// will not have.
+func (r *run) emit(ctx context.Context, p event.Payload) error {
+	if err := r.failure(); err != nil {
+		return err
+	}
+	_, err := r.t.Emit(context.WithoutCancel(ctx), p)
+	if err != nil && event.Durable(p.EventType()) {
+		r.setFailure(err)
+	}
+	return err
+}
+
+// stream runs one request (stream.go).
+func (r *run) stream(ctx context.Context) *streamResult {
+	s := &streamer{provider: r.a.provider, clock: r.a.clock, emit: r.emit, iter: r.iter, known: r.offered}
+	return s.run(ctx, r.request())
+}
+
+// request builds the iteration's chat request from the turn's
+// conversation, which holds exactly what the log holds.
+func (r *run) request() *llm.ChatRequest {
+	history := r.t.History.Messages(r.format)
+	msgs := make([]llm.Message, 0, len(history)+1)
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: r.system})
+	for _, m := range history {
+		m.Thinking = "" // never reasoning in history (seed pitfall #12)
+		msgs = append(msgs, m)
+	}
+	req := &llm.ChatRequest{Model: r.model, Messages: msgs, Think: r.think, KeepAlive: r.cfg.KeepAlive,
+		Options: llm.Options{NumCtx: llm.Ptr(r.numCtx), Temperature: llm.Ptr(r.cfg.Temperature)}}
+	if r.cfg.MaxTokens > 0 {
+		req.Options.NumPredict = llm.Ptr(r.cfg.MaxTokens)
+	}
+	if r.format == session.FormatNative {
+		req.Tools = r.specs
+	}
+	return req
+}
+
+// recordResponse closes the iteration for the person and the history: the
+// assistant message (text shown, history content, calls) and the token
+// count. A final answer's text moves to the final message, so it renders
+// once, after the tool blocks.
+func (r *run) recordResponse(ctx context.Context, res *streamResult, calls []call, final bool) {
+	text := strings.TrimSpace(res.display)
+	msg := event.AssistantMessage{Iteration: r.iter, Text: text, Content: text, Model: r.model}
+	for _, c := range calls {
+		msg.ToolCalls = append(msg.ToolCalls, c.ToolCall)
+	}
+	if msg.Content == "" {
+		msg.Content = emptyContent(msg.ToolCalls, res.thinking)
+	}
+	if final {
+		r.final, msg.Text = text, ""
+	}
+	if r.emit(ctx, msg) != nil {
+		return
+	}
+	_ = r.emit(ctx, r.usage(res))
+}
+
+// interrupted ends a turn whose stream was canceled or failed: what was
+// shown is recorded, then the error, then the end.
+func (r *run) interrupted(ctx context.Context, res *streamResult) (*session.TurnResult, error) {
+	keep := context.WithoutCancel(ctx)
+	if text := strings.TrimSpace(res.display); text != "" {
+		_ = r.emit(keep, event.AssistantMessage{Iteration: r.iter, Text: text, Content: text, Model: r.model})
+	}
+	if res.canceled || ctx.Err() != nil {
+		return r.finish(ctx, event.FinishCanceled)
+	}
+	return r.fail(ctx, res.err)
+}
+
+// fail ends the turn with an error event naming the fix (the llm errors
+// say it) and turn_finished{failed}.
+func (r *run) fail(ctx context.Context, err error) (*session.TurnResult, error) {
+	r.errText = err.Error()
+	kind := ""
+	if k := llm.KindOf(err); k != llm.KindUnknown {
+		kind = k.String()
+	}
+	_ = r.emit(context.WithoutCancel(ctx), event.Error{Message: r.errText, Kind: kind})
+	return r.finish(ctx, event.FinishFailed)
+}
+
+// finish emits turn_finished (once).
+func (r *run) finish(ctx context.Context, status string) (*session.TurnResult, error) {
+	if !r.finished {
+		r.finished, r.status = true, status
+		iters := min(r.iter, r.cfg.MaxIterations)
+		_ = r.emit(context.WithoutCancel(ctx), event.TurnFinished{Status: status, Iterations: iters, Error: r.errText})
+	}
+	return r.result()
+}
+
+func (r *run) result() (*session.TurnResult, error) {
+	res := &session.TurnResult{Turn: r.t.Number, Status: r.status, Iterations: min(r.iter, r.cfg.MaxIterations),
+		FinalText: r.final, Error: r.errText, FilesChanged: append([]string(nil), r.files...)}
+	if err := r.failure(); err != nil {
+		return res, fmt.Errorf("turn %d: %w", r.t.Number, err)
+	}
+	return res, nil
+}

@@ -1,0 +1,284 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/toolcall"
+	"github.com/olly-agent/olly/internal/tools"
+)
+
+// Batch limits (seed 000, "Over-Eager Tool Mitigation").
+const (
+	// batchWarn calls or more in one response get a note asking for
+	// fewer; all of them run.
+	batchWarn = 8
+	// batchCap is the most calls of one response that run.
+	batchCap = 15
+)
+
+// call is one tool call of a response, ready for the runner.
+type call struct {
+	llm.ToolCall
+	// problem, when set, is why the call cannot run; the model gets it as
+	// the call's result, and the person sees a failed action with refusal
+	// as its detail.
+	problem string
+	refusal string
+}
+
+// step is an executed call, for the fallback summary.
+type step struct {
+	phrase string
+	failed bool
+}
+
+// batchResult is what a batch did.
+type batchResult struct {
+	ran    int      // calls executed
+	failed int      // executed calls whose result is an error or a refusal
+	wrote  []string // files changed
+}
+
+// parse returns the response's tool calls: the server's native calls, or
+// those written in the text (the text tool-call format, and a model with
+// native tool calling that wrote its calls as text instead). Every call
+// gets an id, a position and its arguments in one JSON form.
+func (r *run) parse(res *streamResult) []call {
+	var calls []call
+	if len(res.nativeCalls) > 0 {
+		for _, tc := range res.nativeCalls {
+			c := call{ToolCall: tc}
+			if tc.Arguments == nil && strings.TrimSpace(tc.RawArguments) != "" {
+				c.problem = fmt.Sprintf("The arguments of your %s call were not a JSON object (%s), so it was not run. Send the arguments as a JSON object.", tc.Name, shortQuote(tc.RawArguments))
+			}
+			calls = append(calls, c)
+		}
+	} else {
+		for _, tc := range res.textCalls {
+			calls = append(calls, textCall(tc, res.truncated))
+		}
+	}
+	ids := map[string]bool{}
+	for i := range calls {
+		c := &calls[i]
+		switch {
+		case c.problem != "":
+			c.refusal = "malformed call"
+		case !r.offered[c.Name]:
+			c.problem = fmt.Sprintf("Tool %q is not available here. Available tools: %s.", c.Name, strings.Join(r.offeredNames(), ", "))
+			c.refusal = "not available"
+		}
+		c.Index = i
+		if c.ID == "" || ids[c.ID] {
+			c.ID = fmt.Sprintf("call_%d_%d_%d", r.turnSeq, r.iter, i+1)
+		}
+		ids[c.ID] = true
+		c.Arguments = normalizeArgs(c.Arguments)
+		c.RawArguments = ""
+	}
+	return calls
+}
+
+// textCall converts a call parsed from text.
+func textCall(tc toolcall.Call, truncated bool) call {
+	c := call{ToolCall: tc.ToolCall, problem: tc.Problem}
+	if tc.Repaired && c.problem == "" {
+		why := "the response ended"
+		if truncated {
+			why = "the response hit the output limit"
+		}
+		c.problem = fmt.Sprintf("Your %s call was cut off before its end (%s), so it was not run: its arguments are incomplete. Send it again, complete; split large files into smaller writes if needed.", tc.Name, why)
+	}
+	return c
+}
+
+// normalizeArgs gives arguments the compact form they have once stored, so
+// the live history and the history rebuilt from the log are the same bytes.
+func normalizeArgs(a json.RawMessage) json.RawMessage {
+	if len(a) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		return json.RawMessage(`{}`)
+	}
+	return b
+}
+
+// runBatch runs a response's calls in order inside one progress group and
+// records each result. Duplicates and calls beyond the cap are not run;
+// their results say why. A canceled turn gives the remaining calls a
+// result too, so every call in the history has its answer.
+func (r *run) runBatch(ctx context.Context, calls []call) *batchResult {
+	b := &batchResult{}
+	dup := r.dedupe.plan(calls)
+	ran := make([]bool, len(calls))
+	group := fmt.Sprintf("g%d-%d", r.turnSeq, r.iter)
+	keep := context.WithoutCancel(ctx)
+	shown := r.openGroup(ctx, group, calls, dup)
+	runnable := 0
+	for i, c := range calls {
+		action := fmt.Sprintf("a%d-%d-%d", r.turnSeq, r.iter, i+1)
+		var content string
+		var isErr bool
+		switch {
+		case ctx.Err() != nil:
+			content = "Not run: the person stopped the turn."
+		case dup[i]:
+			content = "[SYSTEM NOTE] Not run: this call repeats an earlier one with the same arguments (in this response or the previous two). Use that result instead of asking again."
+		case c.problem != "":
+			content, isErr = c.problem, true
+			r.showRefused(keep, group, action, c)
+		case runnable >= batchCap:
+			content = fmt.Sprintf("[SYSTEM NOTE] Not run: only the first %d calls of a response run. Call it again in your next response if you still need it.", batchCap)
+		default:
+			runnable++
+			ran[i] = true
+			content, isErr = r.execute(ctx, group, action, c, b)
+		}
+		_ = r.emit(keep, event.ToolResult{ToolCallID: c.ID, ToolName: c.Name, Content: content, IsError: isErr})
+	}
+	if shown {
+		_ = r.emit(keep, event.ProgressGroupFinish{GroupID: group})
+	}
+	r.dedupe.remember(calls, ran)
+	r.batchNotes(keep, calls, dup)
+	return b
+}
+
+// execute runs one call through the registry, which shows its actions.
+func (r *run) execute(ctx context.Context, group, action string, c call, b *batchResult) (string, bool) {
+	env := r.env
+	out := r.a.tools.Execute(ctx, &env, tools.Call{ID: c.ID, Name: c.Name, Args: c.Arguments, GroupID: group, ActionID: action})
+	res := out.Result
+	failed := res.IsError || res.Denied
+	b.ran++
+	if failed {
+		b.failed++
+	}
+	for _, p := range res.Wrote {
+		r.changed(p)
+		b.wrote = append(b.wrote, p)
+	}
+	r.steps = append(r.steps, step{phrase: session.CallPhrase(c.Name, c.Arguments), failed: failed})
+	return res.Content, failed
+}
+
+// openGroup starts the batch's progress group when anything in it will be
+// shown, titled by what the calls do.
+func (r *run) openGroup(ctx context.Context, group string, calls []call, dup []bool) bool {
+	var names []string
+	for i, c := range calls {
+		if !dup[i] {
+			names = append(names, c.Name)
+		}
+	}
+	if len(names) == 0 {
+		return false
+	}
+	return r.emit(ctx, event.ProgressGroupStart{GroupID: group, Title: groupTitle(names)}) == nil
+}
+
+// showRefused shows a call that could not run as a failed action.
+func (r *run) showRefused(ctx context.Context, group, action string, c call) {
+	_ = r.emit(ctx, event.ToolAction{GroupID: group, ActionID: action, Tool: c.Name, Status: event.ActionError, Text: c.Name, Detail: c.refusal})
+}
+
+// batchNotes tells the model about an over-eager batch: advice at
+// batchWarn calls, the cap beyond batchCap, and a warning when every call
+// repeated an earlier one.
+func (r *run) batchNotes(ctx context.Context, calls []call, dup []bool) {
+	n := len(calls)
+	var notes []string
+	if n > batchCap {
+		notes = append(notes, fmt.Sprintf("[SYSTEM NOTE] Your last response made %d tool calls; only the first %d ran. Make at most %d calls per response, the ones you need next.", n, batchCap, batchCap))
+	} else if n >= batchWarn {
+		notes = append(notes, fmt.Sprintf("[SYSTEM NOTE] Your last response made %d tool calls. Prefer fewer, focused calls per response: read the results before asking for more.", n))
+	}
+	all := n > 0
+	for _, d := range dup {
+		all = all && d
+	}
+	if all {
+		notes = append(notes, "[SYSTEM NOTE] Every tool call in your last response repeated an earlier call with the same arguments, so none ran. Use the results you already have, try a different tool or different arguments, or finish with [TASK_COMPLETE].")
+	}
+	for _, note := range notes {
+		_ = r.emit(ctx, event.ControlMessage{Kind: event.ControlNote, Content: note, Iteration: r.iter})
+	}
+}
+
+// changed records a file the run wrote.
+func (r *run) changed(p string) {
+	for _, f := range r.files {
+		if f == p {
+			return
+		}
+	}
+	r.files = append(r.files, p)
+}
+
+func (r *run) offeredNames() []string {
+	names := make([]string, 0, len(r.specs))
+	for _, s := range r.specs {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// groupTitle names a batch by what its calls do (seed: getProgressGroupTitle).
+func groupTitle(names []string) string {
+	has := func(match func(string) bool) bool {
+		for _, n := range names {
+			if match(n) {
+				return true
+			}
+		}
+		return false
+	}
+	is := func(set ...string) func(string) bool {
+		return func(n string) bool {
+			for _, s := range set {
+				if n == s {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	switch {
+	case has(is("write_file")):
+		return "Writing files"
+	case has(is("run_terminal_command")):
+		return "Running commands"
+	case has(is("run_subagent")) && !has(func(n string) bool { return n != "run_subagent" }):
+		return "Delegating subtask"
+	case has(is("search_workspace", "find_symbol", "find_files")):
+		return "Searching codebase"
+	case has(is("find_definition", "find_references", "find_implementations", "get_hover_info", "get_call_hierarchy", "get_type_hierarchy")):
+		return "Analyzing code"
+	case has(is("get_document_symbols")):
+		return "Inspecting file structure"
+	case has(is("read_file")):
+		return "Reading files"
+	case has(is("list_files")):
+		return "Listing files"
+	case has(is("get_diagnostics")):
+		return "Checking diagnostics"
+	}
+	return "Using tools"
+}
+
+// shortQuote quotes s, shortened for a message.
+func shortQuote(s string) string {
+	r := []rune(s)
+	if len(r) > 80 {
+		s = string(r[:79]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -1,0 +1,163 @@
+package session
+
+import (
+	"sync"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/llm"
+)
+
+// Format is how the conversation presents tool calls to the model.
+type Format int
+
+const (
+	// FormatNative is for models with native tool calling: assistant
+	// messages carry structured tool calls, results are role tool messages
+	// with the tool's name and call id.
+	FormatNative Format = iota
+	// FormatText is for models without it: calls appear as a "[Called:]"
+	// line in the assistant's content, and results travel inside the next
+	// <agent_control> packet.
+	FormatText
+)
+
+// String names the format.
+func (f Format) String() string {
+	if f == FormatText {
+		return "text"
+	}
+	return "native"
+}
+
+// ReasoningCompleted is the assistant content in history for a turn in
+// which the model only reasoned: a blank assistant turn makes models forget
+// what they did and start over (seed pitfall #35).
+const ReasoningCompleted = "[Reasoning completed]"
+
+type entryKind uint8
+
+const (
+	entryUser entryKind = iota
+	entryAssistant
+	entryResult
+	entryControl
+	entrySummary
+)
+
+// entry is one conversation event, kept in the form it renders from.
+type entry struct {
+	seq  int64
+	kind entryKind
+	// text is the user content, assistant content, result content, control
+	// content or compaction summary.
+	text string
+	// control is the control message kind.
+	control string
+	// toolName and callID identify a result.
+	toolName, callID string
+	// calls are an assistant message's tool calls.
+	calls []llm.ToolCall
+}
+
+// Conversation is the model's view of a session, built by applying the
+// session's durable events in order. It is safe for concurrent use.
+type Conversation struct {
+	mu      sync.Mutex
+	entries []entry
+}
+
+// NewConversation returns an empty conversation.
+func NewConversation() *Conversation { return &Conversation{} }
+
+// BuildConversation applies events in order.
+func BuildConversation(events []event.Event) *Conversation {
+	c := NewConversation()
+	for _, ev := range events {
+		c.Apply(ev)
+	}
+	return c
+}
+
+// Apply adds ev to the conversation if it is a conversation event
+// (user_message, assistant_message, tool_result, control_message,
+// compaction); other events are ignored.
+func (c *Conversation) Apply(ev event.Event) {
+	var e entry
+	switch p := ev.Data.(type) {
+	case event.UserMessage:
+		e = entry{kind: entryUser, text: p.Content}
+		if e.text == "" {
+			e.text = p.Text
+		}
+	case event.AssistantMessage:
+		e = entry{kind: entryAssistant, text: historyContent(p), calls: p.ToolCalls}
+	case event.ToolResult:
+		e = entry{kind: entryResult, text: p.Content, toolName: p.ToolName, callID: p.ToolCallID}
+	case event.ControlMessage:
+		e = entry{kind: entryControl, text: p.Content, control: p.Kind}
+	case event.Compaction:
+		c.compact(ev.Seq, p)
+		return
+	default:
+		return
+	}
+	e.seq = ev.Seq
+	c.mu.Lock()
+	c.entries = append(c.entries, e)
+	c.mu.Unlock()
+}
+
+// historyContent is an assistant message's content in history: what the
+// agent recorded, or — for events that carry none — the displayed text, the
+// tool-call summary, or the reasoning marker. Never thinking (pitfall #12).
+func historyContent(p event.AssistantMessage) string {
+	switch {
+	case p.Content != "":
+		return p.Content
+	case p.Text != "":
+		return p.Text
+	case len(p.ToolCalls) > 0:
+		return ToolCallSummary(p.ToolCalls)
+	}
+	return ReasoningCompleted
+}
+
+// compact replaces the entries before firstKept with the summary. An
+// earlier summary is dropped: the new one covers it.
+func (c *Conversation) compact(seq int64, p event.Compaction) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	kept := []entry{{seq: seq, kind: entrySummary, text: p.Summary}}
+	for _, e := range c.entries {
+		if e.kind != entrySummary && e.seq >= p.FirstKeptSeq {
+			kept = append(kept, e)
+		}
+	}
+	c.entries = kept
+}
+
+// Len returns the number of conversation entries.
+func (c *Conversation) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+// Messages renders the conversation for the model in format f. The system
+// prompt is not part of it.
+func (c *Conversation) Messages(f Format) []llm.Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r := renderer{format: f, out: make([]llm.Message, 0, len(c.entries)+2)}
+	r.lastAssistant = -1
+	for i := range c.entries {
+		if c.entries[i].kind == entryAssistant {
+			r.lastAssistant = i
+		}
+	}
+	for i := range c.entries {
+		r.add(i, &c.entries[i])
+	}
+	r.flush()
+	return r.out
+}

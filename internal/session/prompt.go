@@ -1,0 +1,160 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/workspace"
+)
+
+// titleMax bounds a title made from the first prompt, in runes.
+const titleMax = 60
+
+// Prompt runs one turn of the session and returns how it ended; the turn's
+// events are published as they happen. It fails with ErrBusy while the
+// session runs another turn, and with the runner's error when the prompt
+// was refused before the turn started. Canceling ctx (or Abort) cancels the
+// turn, which still ends with turn_finished.
+func (s *Service) Prompt(ctx context.Context, id string, in PromptInput) (*TurnResult, error) {
+	if strings.TrimSpace(in.Text) == "" {
+		return nil, errors.New("empty prompt: type what the agent should do")
+	}
+	if s.runner == nil {
+		return nil, errors.New("session service has no runner: the agent was not configured")
+	}
+	turnCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if err := s.begin(id, cancel); err != nil {
+		return nil, err
+	}
+	defer s.end(id)
+
+	sess, err := s.Open(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := s.workspace(sess)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := s.History(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.SetStatus(ctx, id, store.StatusGenerating); err != nil {
+		if errors.Is(err, store.ErrSessionBusy) {
+			return nil, fmt.Errorf("session %s is generating in another olly process; wait for it or abort it there: %w", id, ErrBusy)
+		}
+		return nil, err
+	}
+	t := s.newTurn(sess, ws, in, evs)
+	res, err := s.runner.RunTurn(turnCtx, t)
+	st := store.StatusIdle
+	// A prompt refused before the turn started (nothing emitted) leaves the
+	// session as it was; a turn that failed marks it.
+	if (err != nil && t.started.Load()) || (res != nil && res.Status == event.FinishFailed) {
+		st = store.StatusError
+	}
+	// The status is recorded even when the caller gave up: a session must
+	// not stay "generating".
+	if serr := s.store.SetStatus(context.WithoutCancel(ctx), id, st); serr != nil && err == nil {
+		err = serr
+	}
+	if err != nil {
+		return res, fmt.Errorf("session %s: %w", id, err)
+	}
+	return res, nil
+}
+
+func (s *Service) begin(id string, cancel context.CancelFunc) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, busy := s.active[id]; busy {
+		return fmt.Errorf("session %s is already working on a prompt; wait for it to finish or abort it: %w", id, ErrBusy)
+	}
+	s.active[id] = cancel
+	return nil
+}
+
+func (s *Service) end(id string) {
+	s.mu.Lock()
+	delete(s.active, id)
+	s.mu.Unlock()
+}
+
+// newTurn prepares the turn: its number follows the branch's last turn, its
+// history is the branch's conversation, and its emitter titles an untitled
+// session from the prompt right after the user message.
+func (s *Service) newTurn(sess *store.Session, ws *workspace.Workspace, in PromptInput, evs []event.Event) *Turn {
+	number := 0
+	for _, ev := range evs {
+		number = max(number, ev.Turn)
+	}
+	number++
+	t := &Turn{SessionID: sess.ID, Number: number, Workspace: ws, Input: in, History: BuildConversation(evs),
+		Mode: firstNonEmpty(in.Mode, sess.Mode, "agent"), Model: firstNonEmpty(in.Model, sess.Model)}
+	// Tools may emit from their own goroutines, hence the atomics.
+	var titled atomic.Bool
+	titled.Store(sess.Title != "")
+	t.emit = func(ctx context.Context, p event.Payload) (event.Event, error) {
+		ev, err := s.Emit(ctx, sess.ID, number, p)
+		t.started.Store(true)
+		if um, ok := p.(event.UserMessage); ok && err == nil && titled.CompareAndSwap(false, true) {
+			if terr := s.setTitle(ctx, sess.ID, number, TitleFromPrompt(um.Text)); terr != nil {
+				return ev, terr
+			}
+		}
+		return ev, err
+	}
+	return t
+}
+
+func (s *Service) setTitle(ctx context.Context, id string, turn int, title string) error {
+	if title == "" {
+		return nil
+	}
+	ctx = context.WithoutCancel(ctx) // the prompt it names is stored: so is the title
+	if _, err := s.store.UpdateSession(ctx, id, func(x *store.Session) error { x.Title = title; return nil }); err != nil {
+		return err
+	}
+	_, err := s.Emit(ctx, id, turn, event.TitleChanged{Title: title})
+	return err
+}
+
+// TitleFromPrompt makes a session title from a prompt: its first non-empty
+// line with runs of spaces collapsed, cut at a word boundary to at most 60
+// characters.
+func TitleFromPrompt(text string) string {
+	line := ""
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			line = l
+			break
+		}
+	}
+	line = strings.Join(strings.Fields(line), " ")
+	if utf8.RuneCountInString(line) <= titleMax {
+		return line
+	}
+	r := []rune(line)[:titleMax-1]
+	cut := string(r)
+	if i := strings.LastIndexByte(cut, ' '); i > titleMax/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,.;:") + "…"
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

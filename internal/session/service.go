@@ -1,0 +1,186 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/workspace"
+)
+
+// Log is the event log the service writes and reads (*store.Store).
+type Log interface {
+	Append(ctx context.Context, rec *store.EventRecord) error
+	Events(ctx context.Context, session string, afterSeq int64, limit int) ([]store.EventRecord, error)
+	Path(ctx context.Context, session string, leafSeq int64) ([]store.EventRecord, error)
+}
+
+// Rows are the session rows the service keeps (*store.Store).
+type Rows interface {
+	CreateSession(ctx context.Context, sess *store.Session) error
+	Session(ctx context.Context, id string) (*store.Session, error)
+	UpdateSession(ctx context.Context, id string, edit func(*store.Session) error) (*store.Session, error)
+	SetStatus(ctx context.Context, id string, st store.Status) error
+}
+
+// Store is what the service needs of the database: *store.Store.
+type Store interface {
+	Log
+	Rows
+}
+
+// Deps are the service's dependencies.
+type Deps struct {
+	// Store is required.
+	Store Store
+	// Bus carries published events; nil: a new one (see Service.Bus).
+	Bus *event.Bus
+	// Runner runs turns (the agent); Prompt fails without one.
+	Runner Runner
+	// Now is the clock for ephemeral events; nil: time.Now.
+	Now func() time.Time
+	// OpenWorkspace builds a session's workspace from its directory; nil:
+	// workspace.New with that one root.
+	OpenWorkspace func(dir string) (*workspace.Workspace, error)
+}
+
+// ErrBusy is returned by Prompt while the session is already running a turn.
+var ErrBusy = errors.New("session is busy")
+
+// Service runs sessions. It is safe for concurrent use.
+type Service struct {
+	store  Store
+	bus    *event.Bus
+	runner Runner
+	now    func() time.Time
+	openWS func(string) (*workspace.Workspace, error)
+
+	mu     sync.Mutex
+	locks  map[string]*sync.Mutex // per session: orders emits
+	active map[string]context.CancelFunc
+	spaces map[string]*workspace.Workspace
+}
+
+// New builds the service.
+func New(d Deps) (*Service, error) {
+	if d.Store == nil {
+		return nil, errors.New("session service: no store")
+	}
+	s := &Service{store: d.Store, bus: d.Bus, runner: d.Runner, now: d.Now, openWS: d.OpenWorkspace,
+		locks: map[string]*sync.Mutex{}, active: map[string]context.CancelFunc{}, spaces: map[string]*workspace.Workspace{}}
+	if s.bus == nil {
+		s.bus = event.NewBus()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.openWS == nil {
+		s.openWS = func(dir string) (*workspace.Workspace, error) { return workspace.New([]string{dir}) }
+	}
+	return s, nil
+}
+
+// Bus returns the bus events are published on.
+func (s *Service) Bus() *event.Bus { return s.bus }
+
+// CreateOptions describe a new session.
+type CreateOptions struct {
+	// Workspace is the project directory (made absolute).
+	Workspace string
+	// Mode and Model are the session's defaults ("" model: the agent's
+	// configured one).
+	Mode  string
+	Model string
+	Title string
+}
+
+// Create stores a new, idle session.
+func (s *Service) Create(ctx context.Context, o CreateOptions) (*store.Session, error) {
+	dir, err := filepath.Abs(strings.TrimSpace(o.Workspace))
+	if err != nil || strings.TrimSpace(o.Workspace) == "" {
+		return nil, fmt.Errorf("create session: workspace %q is not a usable directory; pass the project directory (--cwd)", o.Workspace)
+	}
+	ws, err := s.openWS(dir)
+	if err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	sess := &store.Session{Workspace: ws.Primary().Path, Mode: o.Mode, Model: o.Model, Title: o.Title}
+	if err := s.store.CreateSession(ctx, sess); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.spaces[sess.ID] = ws
+	s.mu.Unlock()
+	return sess, nil
+}
+
+// Open returns the session with id.
+func (s *Service) Open(ctx context.Context, id string) (*store.Session, error) {
+	sess, err := s.store.Session(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("no session %q — `olly sessions list` shows the sessions: %w", id, err)
+	}
+	return sess, err
+}
+
+// Busy reports whether the session is running a turn in this process.
+func (s *Service) Busy(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.active[id]
+	return ok
+}
+
+// Abort cancels the session's running turn and reports whether one was
+// running. The turn ends with turn_finished{canceled}; its Prompt returns.
+func (s *Service) Abort(id string) bool {
+	s.mu.Lock()
+	cancel, ok := s.active[id]
+	s.mu.Unlock()
+	if ok {
+		cancel()
+	}
+	return ok
+}
+
+// History returns the events of the session's current branch, in order:
+// what timeline.Build renders for an opened session.
+func (s *Service) History(ctx context.Context, id string) ([]event.Event, error) {
+	recs, err := s.store.Path(ctx, id, 0)
+	if err != nil {
+		return nil, fmt.Errorf("read session %s: %w", id, err)
+	}
+	return decodeAll(recs)
+}
+
+// Conversation rebuilds the model's view of the session's current branch
+// from the log.
+func (s *Service) Conversation(ctx context.Context, id string) (*Conversation, error) {
+	evs, err := s.History(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return BuildConversation(evs), nil
+}
+
+// workspace returns the session's workspace, kept for the life of the
+// service so that directories the person allowed stay allowed.
+func (s *Service) workspace(sess *store.Session) (*workspace.Workspace, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ws := s.spaces[sess.ID]; ws != nil {
+		return ws, nil
+	}
+	ws, err := s.openWS(sess.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("session %s: %w", sess.ID, err)
+	}
+	s.spaces[sess.ID] = ws
+	return ws, nil
+}

@@ -1,0 +1,100 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/workspace"
+)
+
+// PromptInput is one prompt of the person.
+type PromptInput struct {
+	// Text is the prompt as typed; @path and @path:L10-L50 in it attach
+	// files (resolved by the runner).
+	Text string
+	// Mode overrides the session's mode for this turn ("agent" when both
+	// are empty).
+	Mode string
+	// Model overrides the session's model for this turn.
+	Model string
+}
+
+// TurnResult is how a turn ended.
+type TurnResult struct {
+	Turn int
+	// Status is one of event.FinishDone, FinishFailed, FinishCanceled,
+	// FinishMaxIterations.
+	Status     string
+	Iterations int
+	// FinalText is the final_message text ("" when the turn emitted none).
+	FinalText string
+	// Error describes the failure when Status is failed.
+	Error string
+	// FilesChanged are the workspace-relative paths the turn wrote.
+	FilesChanged []string
+}
+
+// Runner runs one turn: the agent. It emits every event of the turn through
+// t.Emit, from turn_started to turn_finished, and returns how the turn
+// ended. An error means the turn could not run at all (a prompt it refuses,
+// an event that could not be stored); a turn that failed while running (the
+// model server broke off) returns a TurnResult with Status failed and a nil
+// error.
+type Runner interface {
+	RunTurn(ctx context.Context, t *Turn) (*TurnResult, error)
+}
+
+// EmitFunc publishes one event of a turn and returns it as published (with
+// Seq when durable).
+type EmitFunc func(ctx context.Context, p event.Payload) (event.Event, error)
+
+// Turn is one prompt being answered, as the service hands it to the Runner.
+type Turn struct {
+	SessionID string
+	// Number is the turn's number in the session (1 for the first prompt).
+	Number int
+	// Workspace is the session's workspace (roots and allowed
+	// directories).
+	Workspace *workspace.Workspace
+	// Mode and Model are the resolved mode and model ("" model: the
+	// runner's default).
+	Mode  string
+	Model string
+	Input PromptInput
+	// History is the conversation of the session's branch so far. Emit
+	// applies each event of the turn to it, so it always holds what has
+	// been stored.
+	History *Conversation
+
+	emit EmitFunc
+	// started is set once the turn emitted anything (service turns).
+	started atomic.Bool
+}
+
+// NewTurn builds a turn outside the service: for sub-agents, whose
+// conversation lives only in memory, and for tests and benchmarks. emit
+// publishes; the turn applies what it returns to history (nil: a new
+// conversation).
+func NewTurn(sessionID string, number int, ws *workspace.Workspace, in PromptInput, history *Conversation, emit EmitFunc) *Turn {
+	if history == nil {
+		history = NewConversation()
+	}
+	return &Turn{SessionID: sessionID, Number: number, Workspace: ws, Mode: in.Mode, Model: in.Model,
+		Input: in, History: history, emit: emit}
+}
+
+// Emit publishes an event of the turn (stored first when durable) and
+// applies it to History.
+func (t *Turn) Emit(ctx context.Context, p event.Payload) (event.Event, error) {
+	if t.emit == nil {
+		return event.Event{}, errors.New("turn has no emitter: build turns with NewTurn or the service")
+	}
+	ev, err := t.emit(ctx, p)
+	if err != nil {
+		return ev, err
+	}
+	t.History.Apply(ev)
+	return ev, nil
+}
