@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -43,6 +44,9 @@ type doctorOptions struct {
 	JSON     bool
 	Timeout  time.Duration
 	LookPath func(string) (string, error)
+	// ProbeLSP starts a language server to see that it works (nil: start
+	// it for real).
+	ProbeLSP func(ctx context.Context, s lsp.Server, lookPath func(string) (string, error)) lsp.ProbeResult
 }
 
 func newDoctorCmd(f *Factory) *cobra.Command {
@@ -83,7 +87,7 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 	}
 	checks = append(checks, directoryChecks(opts, cfg)...)
 	checks = append(checks, toolChecks(opts)...)
-	checks = append(checks, languageServerChecks(opts)...)
+	checks = append(checks, languageServerChecks(ctx, opts, cfg)...)
 	if err := printChecks(opts, checks); err != nil {
 		return err
 	}
@@ -307,31 +311,70 @@ func toolChecks(opts *doctorOptions) []check {
 	return out
 }
 
-// languageServerChecks report which languages have a server on PATH.
-func languageServerChecks(opts *doctorOptions) []check {
-	var out []check
-	for _, s := range lsp.DefaultServers() {
-		c := check{Area: "lsp " + s.Language}
-		if path, err := opts.LookPath(s.Command); err == nil {
-			c.Status, c.Detail = checkOK, path
-			out = append(out, c)
-			continue
+// languageServerChecks report, for each language of the server table
+// (with lsp.servers applied), which files its server covers, whether it is
+// on PATH, and whether it really starts: a server that is installed but
+// crashes at start would otherwise look fine here and fail the agent.
+func languageServerChecks(ctx context.Context, opts *doctorOptions, cfg *config.Config) []check {
+	servers := lsp.DefaultServers()
+	if cfg != nil {
+		var err error
+		if servers, err = lsp.ServersWith(cfg.LSP.Servers); err != nil {
+			return []check{{Area: "lsp", Status: checkFail, Detail: err.Error(), Fix: "fix lsp.servers in your global config (olly config path)"}}
 		}
-		found := false
-		for _, alt := range s.Alternatives {
-			if path, err := opts.LookPath(alt.Command); err == nil {
-				c.Status, c.Detail, found = checkOK, path, true
-				break
-			}
-		}
-		if !found {
-			c.Status = checkWarn
-			c.Detail = fmt.Sprintf("%s not found: no diagnostics or code navigation for %s files", s.Command, strings.Join(s.Extensions, " "))
-			c.Fix = s.Install
-		}
-		out = append(out, c)
 	}
+	probe := opts.ProbeLSP
+	if probe == nil {
+		probe = probeLanguageServer
+	}
+	out := make([]check, len(servers))
+	var wg sync.WaitGroup
+	for i, s := range servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out[i] = languageServerCheck(ctx, opts, s, probe)
+		}()
+	}
+	wg.Wait()
 	return out
+}
+
+func languageServerCheck(ctx context.Context, opts *doctorOptions, s lsp.Server, probe func(context.Context, lsp.Server, func(string) (string, error)) lsp.ProbeResult) check {
+	c := check{Area: "lsp " + s.Language}
+	files := strings.Join(s.Extensions, " ")
+	r := probe(ctx, s, opts.LookPath)
+	switch {
+	case !r.Found:
+		c.Status = checkWarn
+		c.Detail = fmt.Sprintf("%s not found: no diagnostics or code navigation for %s files", s.Command, files)
+		c.Fix = s.Install
+	case !r.Started:
+		c.Status = checkWarn
+		c.Detail = fmt.Sprintf("%s (%s) is installed but did not start: %v", r.Resolved.Command, r.Resolved.Path, r.Err)
+		c.Fix = "reinstall it (" + s.Install + "), or run it by hand to see why it fails"
+	default:
+		c.Status = checkOK
+		c.Detail = fmt.Sprintf("%s started in %s (%s) for %s files", r.Info, r.Took.Round(time.Millisecond), r.Resolved.Path, files)
+	}
+	return c
+}
+
+// probeLanguageServer starts a found server in an empty temporary
+// directory (quick, and nothing of the person's is indexed), runs the
+// handshake and stops it.
+func probeLanguageServer(ctx context.Context, s lsp.Server, lookPath func(string) (string, error)) lsp.ProbeResult {
+	if _, ok := s.Resolve(lookPath); !ok {
+		return lsp.ProbeResult{Server: s}
+	}
+	dir, err := os.MkdirTemp("", "olly-doctor-lsp-*")
+	if err != nil {
+		return lsp.ProbeResult{Server: s, Found: true, Err: err}
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	return lsp.Probe(ctx, s, dir, lsp.Options{LookPath: lookPath})
 }
 
 func printChecks(opts *doctorOptions, checks []check) error {

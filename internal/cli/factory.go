@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -45,6 +46,13 @@ type Factory struct {
 
 	storeMu sync.Mutex
 	store   *store.Store
+
+	// OpenTerminal opens the controlling terminal, where print mode asks
+	// for approvals; nil opens /dev/tty. Tests set it.
+	OpenTerminal func() (io.ReadWriteCloser, error)
+	// NewProvider builds the model client from the settings; nil is
+	// app.NewProvider. Tests set it (to skip retry waits).
+	NewProvider func(*config.Config) (llm.Provider, error)
 }
 
 // GlobalFlags are the flags every command accepts.
@@ -57,6 +65,9 @@ type GlobalFlags struct {
 	Model string
 	// Set holds --set key=value settings, in order.
 	Set []string
+	// MaxIterations overrides agent.maxIterations (--max-iterations); a
+	// string so the settings layer validates it like any other value.
+	MaxIterations string
 }
 
 func (f *Factory) bindGlobalFlags(root *cobra.Command) {
@@ -65,6 +76,7 @@ func (f *Factory) bindGlobalFlags(root *cobra.Command) {
 	pf.StringVar(&f.Flags.BaseURL, "base-url", "", "model server `URL` (setting baseUrl)")
 	pf.StringVar(&f.Flags.Model, "model", "", "agent `model` (setting agentMode.model)")
 	pf.StringArrayVar(&f.Flags.Set, "set", nil, "set any setting for this run, as `key=value` (repeatable; see olly config list)")
+	pf.StringVar(&f.Flags.MaxIterations, "max-iterations", "", "most tool rounds in one agent run (setting agent.maxIterations)")
 	f.flagSet = pf
 }
 
@@ -135,6 +147,9 @@ func (f *Factory) flagLayer() ([]config.FlagValue, error) {
 	if changed("model") {
 		out = append(out, config.FlagValue{Flag: "--model", Key: "agentMode.model", Value: f.Flags.Model})
 	}
+	if changed("max-iterations") {
+		out = append(out, config.FlagValue{Flag: "--max-iterations", Key: "agent.maxIterations", Value: f.Flags.MaxIterations})
+	}
 	for _, kv := range f.Flags.Set {
 		key, value, ok := strings.Cut(kv, "=")
 		if !ok || strings.TrimSpace(key) == "" {
@@ -179,7 +194,11 @@ func (f *Factory) Provider() (llm.Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := app.NewProvider(cfg)
+	newProvider := f.NewProvider
+	if newProvider == nil {
+		newProvider = app.NewProvider
+	}
+	p, err := newProvider(cfg)
 	if err != nil {
 		return nil, &ExitError{Code: ExitUsage, Err: err}
 	}
@@ -252,4 +271,18 @@ func (f *Factory) Close() error {
 	err := f.store.Close()
 	f.store = nil
 	return err
+}
+
+// terminal opens the controlling terminal, or returns nil when there is
+// none (a pipe, CI, a daemon): then nobody can answer approvals.
+func (f *Factory) terminal() io.ReadWriteCloser {
+	open := f.OpenTerminal
+	if open == nil {
+		open = func() (io.ReadWriteCloser, error) { return os.OpenFile("/dev/tty", os.O_RDWR, 0) }
+	}
+	t, err := open()
+	if err != nil || t == nil {
+		return nil
+	}
+	return t
 }

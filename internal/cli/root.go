@@ -65,7 +65,14 @@ func NewRootCmd(f *Factory) *cobra.Command {
 		Short: "A local-first coding agent for models you run yourself",
 		Long: `olly drives a model served by Ollama (or any OpenAI-compatible server) to
 read, search, edit and run code in your workspace. Every change is
-checkpointed, every risky step is approved, and every session is stored.`,
+checkpointed, every risky step is approved, and every session is stored.
+
+  olly -p "add a hello world main.go and run it"    run one task and print the answer
+  echo "explain cmd/olly" | olly -p                  the task can come on stdin
+  olly -p --output json "fix the failing test"       every event as one JSON line
+
+Exit status in print mode: 0 the agent finished, 1 it failed or stopped short,
+2 a usage or settings error, 130 interrupted.`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -78,6 +85,10 @@ checkpointed, every risky step is approved, and every session is stored.`,
 		return &ExitError{Code: ExitUsage, Err: err}
 	})
 	f.bindGlobalFlags(root)
+	popts := &printOptions{}
+	bindPrintFlags(root, popts)
+	root.Args = cobra.ArbitraryArgs
+	root.RunE = func(cmd *cobra.Command, args []string) error { return runRoot(cmd, f, popts, args) }
 
 	root.AddCommand(
 		// Subcommands register here, one line each.
@@ -85,6 +96,7 @@ checkpointed, every risky step is approved, and every session is stored.`,
 		newModelsCmd(f),
 		newDoctorCmd(f),
 		newCmdDB(f),
+		newChangesCmd(f),
 	)
 	return root
 }

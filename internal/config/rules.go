@@ -182,3 +182,15 @@ func rulesSummary(rules []FileRule) string {
 	}
 	return fmt.Sprintf("%d rules: %s", len(rules), strings.Join(parts, ", "))
 }
+
+// ParseFileRules reads file rules written as YAML or JSON in any of the
+// accepted forms (a mapping of glob to ask/auto or to the seed's booleans,
+// or a list of {pattern, action}): a session's stored rules.
+func ParseFileRules(data []byte) ([]FileRule, error) {
+	e := keys().byKey["agent.sensitiveFilePatterns"]
+	v, p := rulesKind{}.fromText(e, string(data))
+	if p != nil {
+		return nil, fmt.Errorf("file rules: %s", p.msg)
+	}
+	return v.([]FileRule), nil
+}

@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/olly-agent/olly/internal/app"
+	"github.com/olly-agent/olly/internal/approval"
+	"github.com/olly-agent/olly/internal/models"
+	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/ui/printmode"
+)
+
+// maxPipedInput bounds what is read from a piped stdin as part of the task.
+const maxPipedInput = 1 << 20
+
+// printOptions are the flags of print mode (olly -p).
+type printOptions struct {
+	Print  bool
+	Output string
+	Yes    bool
+}
+
+func bindPrintFlags(root *cobra.Command, opts *printOptions) {
+	fl := root.Flags()
+	fl.BoolVarP(&opts.Print, "print", "p", false, "run the task given as arguments (or on stdin) once, print the answer and exit")
+	fl.StringVar(&opts.Output, "output", printmode.OutputText, "print mode output: `text` (the answer) or json (every event, one per line)")
+	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve commands and edits up to high severity without asking (never critical)")
+}
+
+// runRoot is olly without a subcommand.
+func runRoot(cmd *cobra.Command, f *Factory, opts *printOptions, args []string) error {
+	if !opts.Print {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		return usageError("unknown command %q: to give olly a task, run olly -p %q (this build has no interactive terminal UI; see olly --help)",
+			args[0], strings.Join(args, " "))
+	}
+	if opts.Output != printmode.OutputText && opts.Output != printmode.OutputJSON {
+		return usageError("--output %q: use text or json", opts.Output)
+	}
+	task, err := taskText(f.IO, args)
+	if err != nil {
+		return err
+	}
+	return runPrint(cmd.Context(), f, opts, task)
+}
+
+// taskText joins the arguments and whatever is piped on stdin.
+func taskText(streams *IOStreams, args []string) (string, error) {
+	task := strings.TrimSpace(strings.Join(args, " "))
+	if !streams.StdinTTY && streams.In != nil {
+		b, err := io.ReadAll(io.LimitReader(streams.In, maxPipedInput+1))
+		if err != nil {
+			return "", fmt.Errorf("read the task from stdin: %w", err)
+		}
+		if len(b) > maxPipedInput {
+			return "", usageError("stdin holds more than %d bytes: attach large files with @path instead", maxPipedInput)
+		}
+		if piped := strings.TrimSpace(string(b)); piped != "" {
+			if task == "" {
+				task = piped
+			} else {
+				task += "\n\n" + piped
+			}
+		}
+	}
+	if task == "" {
+		return "", usageError(`no task given: run olly -p "describe the task" (or pipe it on stdin)`)
+	}
+	return task, nil
+}
+
+// runPrint builds the services, starts a session and runs one turn.
+func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg, err := f.settings()
+	if err != nil {
+		return err
+	}
+	workspace, err := app.Workspace(f.Flags.Cwd)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	logger, logFile, logErr := app.OpenLog(cfg.Paths().StateDir, slog.LevelInfo)
+	defer logFile.Close()
+	if logErr != nil {
+		fmt.Fprintf(f.IO.ErrOut, "olly: warning: %v (continuing without a log)\n", logErr)
+	}
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	term := f.terminal()
+	if term != nil {
+		defer term.Close()
+	}
+	policy := approval.Policy{Unattended: term == nil, Yes: opts.Yes}
+	if opts.Yes && term != nil {
+		// At a terminal --yes approves up to high by itself and still asks
+		// for critical actions.
+		policy.AutoApproveCommands, policy.AutoApproveSensitiveEdits = true, true
+	}
+	provider, err := f.Provider()
+	if err != nil {
+		return err
+	}
+	a, err := app.New(ctx, app.Options{Config: cfg, Store: st, Provider: provider, Log: logger, Approvals: policy})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	choice, err := models.NewCatalog(a.Provider).PickAgent(ctx, cfg.AgentMode.Model)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if choice.Picked {
+		fmt.Fprintln(f.IO.ErrOut, "olly:", choice.Reason)
+	}
+	sess, err := a.Sessions.Create(ctx, session.CreateOptions{Workspace: workspace, Mode: "agent", Model: choice.Name})
+	if err != nil {
+		return err
+	}
+	logger.Info("print mode", "session", sess.ID, "workspace", workspace, "model", choice.Name)
+
+	// Ctrl-C (or SIGTERM) cancels the turn: streaming stops, running
+	// commands are killed, and what was done is reported. A second Ctrl-C
+	// ends olly at once.
+	runCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-runCtx.Done()
+		stop()
+	}()
+	var terminal io.ReadWriter
+	if term != nil {
+		terminal = term
+	}
+	code, err := printmode.Run(runCtx, printmode.Options{
+		Sessions:  a.Sessions,
+		Approvals: a.Approvals,
+		SessionID: sess.ID,
+		Input:     session.PromptInput{Text: task},
+		Output:    opts.Output,
+		Stdout:    f.IO.Out,
+		Stderr:    f.IO.ErrOut,
+		Progress:  f.IO.StderrTTY,
+		Color:     f.IO.Color,
+		Terminal:  terminal,
+	})
+	if err != nil {
+		var ee *ExitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if code != 0 {
+		return &ExitError{Code: code}
+	}
+	return nil
+}

@@ -1,0 +1,268 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/olly-agent/olly/internal/app"
+	"github.com/olly-agent/olly/internal/config"
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/llmtest"
+)
+
+// printEnv is a workspace, hermetic settings and a fake model server.
+type printEnv struct {
+	*testEnv
+	srv *llmtest.Server
+	// noRetry builds the model client without retries, so a test of a
+	// server that is down does not wait 1+2+4 s.
+	noRetry bool
+}
+
+func newPrintEnv(t *testing.T) *printEnv {
+	t.Helper()
+	srv := llmtest.New(t)
+	srv.AddModel("qwen3:8b", llmtest.Caps("completion", "tools"), llmtest.ContextLength(32768))
+	e := newTestEnv(t, "XDG_DATA_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "OLLY_BASE_URL="+srv.URL())
+	return &printEnv{testEnv: e, srv: srv}
+}
+
+// runWith runs olly with stdin and an optional terminal.
+func (e *printEnv) runWith(t *testing.T, stdin string, term io.ReadWriteCloser, args ...string) (int, string, string) {
+	t.Helper()
+	f, out, errOut := e.factory()
+	f.IO.In = strings.NewReader(stdin)
+	if e.noRetry {
+		f.NewProvider = func(cfg *config.Config) (llm.Provider, error) {
+			return app.NewProviderWithRetry(cfg, llm.RetryPolicy{})
+		}
+	}
+	f.OpenTerminal = func() (io.ReadWriteCloser, error) {
+		if term == nil {
+			return nil, os.ErrNotExist
+		}
+		return term, nil
+	}
+	code := Execute(f, append([]string{"--cwd", e.ws}, args...))
+	return code, out.String(), errOut.String()
+}
+
+func decodeEvents(t *testing.T, out string) []event.Event {
+	t.Helper()
+	var evs []event.Event
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var ev event.Event
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatalf("not an event line: %v\n%s", err, sc.Text())
+		}
+		evs = append(evs, ev)
+	}
+	return evs
+}
+
+func TestPrintCreatesFileAndPrintsAnswer(t *testing.T) {
+	e := newPrintEnv(t)
+	e.srv.Enqueue(
+		llmtest.Reply(llmtest.Text("I'll write it."), llmtest.ToolCall("write_file", `{"path":"main.go","content":"package main\n\nfunc main() {}\n"}`)),
+		llmtest.Reply(llmtest.Text("Created main.go with an empty main. [TASK_COMPLETE]")),
+	)
+	code, out, errOut := e.runWith(t, "", nil, "-p", "add", "a", "main.go")
+	if code != 0 {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if !strings.Contains(out, "Created main.go with an empty main.") || strings.Contains(out, "TASK_COMPLETE") {
+		t.Errorf("stdout = %q", out)
+	}
+	got, err := os.ReadFile(filepath.Join(e.ws, "main.go"))
+	if err != nil || string(got) != "package main\n\nfunc main() {}\n" {
+		t.Errorf("main.go = %q, %v", got, err)
+	}
+	if strings.Contains(errOut, "▸") {
+		t.Errorf("progress shown on a stderr that is not a terminal: %q", errOut)
+	}
+	first := e.srv.Requests()[len(e.srv.Requests())-2]
+	if !strings.Contains(first.Path, "/api/chat") {
+		t.Fatalf("request %s", first.Path)
+	}
+}
+
+func TestPrintTaskFromStdinAndJSONOutput(t *testing.T) {
+	e := newPrintEnv(t)
+	e.srv.Enqueue(llmtest.Reply(llmtest.Thinking("nothing to change"), llmtest.Text("Nothing to do. [TASK_COMPLETE]")))
+	code, out, errOut := e.runWith(t, "explain the repository\n", nil, "-p", "--output", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	evs := decodeEvents(t, out)
+	if len(evs) < 4 {
+		t.Fatalf("only %d events", len(evs))
+	}
+	var types []event.Type
+	for _, ev := range evs {
+		types = append(types, ev.Type())
+	}
+	if types[0] != event.TypeTurnStarted || types[1] != event.TypeUserMessage || types[len(types)-1] != event.TypeTurnFinished {
+		t.Errorf("event types %v", types)
+	}
+	user := evs[1].Data.(event.UserMessage)
+	if !strings.Contains(user.Text, "explain the repository") {
+		t.Errorf("task from stdin lost: %q", user.Text)
+	}
+	if strings.Contains(out, "Nothing to do.\n") && !strings.HasPrefix(out, "{") {
+		t.Error("json output carries non-JSON text")
+	}
+}
+
+func TestPrintUnattendedDeniesCommandsUnlessYes(t *testing.T) {
+	for _, yes := range []bool{false, true} {
+		name := "no --yes"
+		if yes {
+			name = "--yes"
+		}
+		t.Run(name, func(t *testing.T) {
+			e := newPrintEnv(t)
+			e.srv.Enqueue(
+				llmtest.Reply(llmtest.ToolCall("run_terminal_command", `{"command":"touch made.txt"}`)),
+				llmtest.Reply(llmtest.Text("Done. [TASK_COMPLETE]")),
+			)
+			args := []string{"-p", "--output", "json", "run the touch command"}
+			if yes {
+				args = append(args, "--yes")
+			}
+			code, out, errOut := e.runWith(t, "", nil, args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			var resolved *event.ApprovalResolved
+			for _, ev := range decodeEvents(t, out) {
+				if r, ok := ev.Data.(event.ApprovalResolved); ok {
+					resolved = &r
+				}
+			}
+			if resolved == nil {
+				t.Fatal("no approval was recorded")
+			}
+			_, statErr := os.Stat(filepath.Join(e.ws, "made.txt"))
+			if yes {
+				if resolved.Decision != event.DecisionApproved || !resolved.AutoApproved || statErr != nil {
+					t.Errorf("--yes: %+v, file: %v", resolved, statErr)
+				}
+			} else {
+				if resolved.Decision != event.DecisionDenied || statErr == nil {
+					t.Errorf("unattended: %+v, file made: %v", resolved, statErr == nil)
+				}
+				// The model was told not to retry.
+				last := e.srv.Requests()[len(e.srv.Requests())-1].Body
+				if !strings.Contains(strings.ToLower(string(last)), "not") {
+					t.Errorf("denial not passed to the model: %s", last)
+				}
+			}
+		})
+	}
+}
+
+func TestPrintCriticalNeedsAPersonEvenWithYes(t *testing.T) {
+	e := newPrintEnv(t)
+	e.srv.Enqueue(
+		llmtest.Reply(llmtest.ToolCall("run_terminal_command", `{"command":"rm -rf ~"}`)),
+		llmtest.Reply(llmtest.Text("I stopped. [TASK_COMPLETE]")),
+	)
+	code, out, errOut := e.runWith(t, "", nil, "-p", "--yes", "--output", "json", "clean up")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, ev := range decodeEvents(t, out) {
+		if r, ok := ev.Data.(event.ApprovalResolved); ok && r.Decision != event.DecisionDenied {
+			t.Fatalf("critical command resolved %+v without a person", r)
+		}
+	}
+}
+
+// pipeTerminal is a terminal the test types into.
+type pipeTerminal struct {
+	io.Reader
+	out strings.Builder
+}
+
+func (p *pipeTerminal) Write(b []byte) (int, error) { return p.out.Write(b) }
+func (p *pipeTerminal) Close() error                { return nil }
+
+func TestPrintAsksAtTheTerminalAndRunsTheEditedCommand(t *testing.T) {
+	e := newPrintEnv(t)
+	e.srv.Enqueue(
+		llmtest.Reply(llmtest.ToolCall("run_terminal_command", `{"command":"touch wrong.txt"}`)),
+		llmtest.Reply(llmtest.Text("Made it. [TASK_COMPLETE]")),
+	)
+	term := &pipeTerminal{Reader: strings.NewReader("e\ntouch right.txt\n")}
+	code, _, errOut := e.runWith(t, "", term, "-p", "run the touch command")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(term.out.String(), "olly wants to run: touch wrong.txt") {
+		t.Errorf("terminal showed %q", term.out.String())
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "right.txt")); err != nil {
+		t.Error("the edited command did not run")
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "wrong.txt")); err == nil {
+		t.Error("the original command ran")
+	}
+}
+
+func TestPrintExitCodes(t *testing.T) {
+	t.Run("max iterations", func(t *testing.T) {
+		e := newPrintEnv(t)
+		for i := 0; i < 3; i++ {
+			e.srv.Enqueue(llmtest.Reply(llmtest.ToolCall("list_files", `{"path":"."}`)))
+		}
+		code, _, errOut := e.runWith(t, "", nil, "-p", "--max-iterations", "2", "loop forever")
+		if code != ExitFailure || !strings.Contains(errOut, "agent.maxIterations") {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+	})
+	t.Run("server fails mid-turn", func(t *testing.T) {
+		e := newPrintEnv(t)
+		e.srv.Enqueue(llmtest.Reply(llmtest.Text("Working"), llmtest.DropConnection()))
+		code, _, errOut := e.runWith(t, "", nil, "-p", "do it")
+		if code != ExitFailure || !strings.Contains(errOut, "error:") {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+	})
+	t.Run("server down", func(t *testing.T) {
+		e := newPrintEnv(t)
+		e.srv.Close()
+		e.noRetry = true
+		code, _, errOut := e.runWith(t, "", nil, "-p", "--set", "agentMode.model=qwen3:8b", "do it")
+		if code != ExitFailure || !strings.Contains(errOut, "ollama serve") {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+	})
+	t.Run("bad output flag", func(t *testing.T) {
+		e := newPrintEnv(t)
+		if code, _, _ := e.runWith(t, "", nil, "-p", "--output", "xml", "x"); code != ExitUsage {
+			t.Fatalf("exit %d", code)
+		}
+	})
+	t.Run("bad max iterations", func(t *testing.T) {
+		e := newPrintEnv(t)
+		if code, _, errOut := e.runWith(t, "", nil, "-p", "--max-iterations", "lots", "x"); code != ExitUsage || !strings.Contains(errOut, "--max-iterations") {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+	})
+	t.Run("picks a model and says which", func(t *testing.T) {
+		e := newPrintEnv(t)
+		e.srv.Enqueue(llmtest.Reply(llmtest.Text("Hi. [TASK_COMPLETE]")))
+		code, _, errOut := e.runWith(t, "", nil, "-p", "say hi")
+		if code != 0 || !strings.Contains(errOut, "using qwen3:8b") {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+	})
+}
