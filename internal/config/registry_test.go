@@ -47,6 +47,7 @@ func TestDefaults(t *testing.T) {
 		{"contextWindow", "OLLY_CONTEXT_WINDOW", "16000", "4000–128000"},
 		{"enableAutoComplete", "OLLY_ENABLE_AUTO_COMPLETE", "true", ""},
 		{"embedding.model", "OLLY_EMBEDDING_MODEL", "nomic-embed-text", ""},
+		{"lsp.servers", "OLLY_LSP_SERVERS", "[]", ""},
 		{"storagePath", "OLLY_STORAGE_PATH", "", ""},
 	}
 	got := Keys()

@@ -21,6 +21,7 @@ type Settings struct {
 	ContextWindow      int               `key:"contextWindow" default:"16000" min:"4000" max:"128000" doc:"Context window (tokens) assumed when the server does not report a model's trained context length."`
 	EnableAutoComplete bool              `key:"enableAutoComplete" default:"true" doc:"Offer inline completions (olly lsp) when completionMode.model is set."`
 	Embedding          EmbeddingSettings `key:"embedding"`
+	LSP                LSPSettings       `key:"lsp"`
 	StoragePath        string            `key:"storagePath" userOnly:"true" check:"absPath" doc:"Absolute directory for olly's database and artifacts, instead of the data directory. Empty: $XDG_DATA_HOME/olly (~/.local/share/olly)."`
 }
 
@@ -53,4 +54,10 @@ type AgentSettings struct {
 // EmbeddingSettings choose the model for semantic session search.
 type EmbeddingSettings struct {
 	Model string `key:"model" default:"nomic-embed-text" doc:"Embedding model (Ollama /api/embed) for semantic session search. Empty: search is full-text only."`
+}
+
+// LSPSettings configure the language servers olly starts for diagnostics
+// and code navigation.
+type LSPSettings struct {
+	Servers []string `key:"servers" userOnly:"true" default:"[]" doc:"Language servers instead of or besides the built-in ones, one entry each: \"LANGUAGE[ .EXT…]=COMMAND [ARG…]\" (\"go=gopls -remote=auto\", \"zig .zig=zls\"); \"LANGUAGE=\" turns a language's server off. User-only: it starts programs."`
 }
