@@ -96,6 +96,7 @@ Exit status in print mode: 0 the agent finished, 1 it failed or stopped short,
 		newModelsCmd(f),
 		newDoctorCmd(f),
 		newCmdDB(f),
+		newChangesCmd(f),
 	)
 	return root
 }

@@ -29,6 +29,9 @@ const (
 	FilePending FileStatus = "pending"
 	FileKept    FileStatus = "kept"
 	FileUndone  FileStatus = "undone"
+	// FilePartial is a file whose hunks were resolved one by one, some
+	// kept and some undone.
+	FilePartial FileStatus = "partial"
 )
 
 // Checkpoint groups the file snapshots of one agent run.
@@ -56,9 +59,16 @@ type FileSnapshot struct {
 	CreatedDirs []string   `json:"createdDirs,omitempty"`
 	Status      FileStatus `json:"status"`
 	// Additions and Deletions are nil until computed.
-	Additions *int      `json:"additions,omitempty"`
-	Deletions *int      `json:"deletions,omitempty"`
-	CreatedAt time.Time `json:"createdAt"`
+	Additions *int `json:"additions,omitempty"`
+	Deletions *int `json:"deletions,omitempty"`
+	// WrittenContent is the file as olly last wrote it in the checkpoint
+	// (nil: not recorded). The agent's hunks are original → written; what
+	// differs between written and the file on disk is the person's.
+	WrittenContent []byte `json:"-"`
+	// HunksKept and HunksUndone count the hunks resolved one at a time.
+	HunksKept   int       `json:"hunksKept,omitempty"`
+	HunksUndone int       `json:"hunksUndone,omitempty"`
+	CreatedAt   time.Time `json:"createdAt"`
 }
 
 // CreateCheckpoint stores a new checkpoint for an agent run. An empty ID
@@ -190,7 +200,8 @@ func nullInt(p *int) any {
 }
 
 const snapshotCols = `id, checkpoint_id, file_path, original_content, original_mode, existed,
-	created_dirs, file_status, additions, deletions, created_at`
+	created_dirs, file_status, additions, deletions, created_at, written_content, hunks_kept, hunks_undone,
+	original_content IS NULL, written_content IS NULL`
 
 func scanSnapshot(row scanner) (FileSnapshot, error) {
 	var (
@@ -199,10 +210,21 @@ func scanSnapshot(row scanner) (FileSnapshot, error) {
 		dirs     string
 		add, del sql.NullInt64
 		at       int64
+		noOrig   bool
+		noWrit   bool
 	)
 	if err := row.Scan(&f.ID, &f.CheckpointID, &f.FilePath, &f.OriginalContent, &mode, &f.Existed,
-		&dirs, &f.Status, &add, &del, &at); err != nil {
+		&dirs, &f.Status, &add, &del, &at, &f.WrittenContent, &f.HunksKept, &f.HunksUndone,
+		&noOrig, &noWrit); err != nil {
 		return f, err
+	}
+	// The driver reads a zero-length BLOB as nil; only NULL means no
+	// content (pruned, or not recorded), so an empty file stays empty.
+	if !noOrig && f.OriginalContent == nil {
+		f.OriginalContent = []byte{}
+	}
+	if !noWrit && f.WrittenContent == nil {
+		f.WrittenContent = []byte{}
 	}
 	f.OriginalMode, f.CreatedAt = fs.FileMode(mode), fromMillis(at)
 	if err := json.Unmarshal([]byte(dirs), &f.CreatedDirs); err != nil {
@@ -266,6 +288,44 @@ func (s *Store) SetSnapshotStats(ctx context.Context, checkpoint, path string, a
 		additions, deletions, checkpoint, path)
 }
 
+// SnapshotStats are one file's line counts, for SetSnapshotsStats.
+type SnapshotStats struct {
+	FilePath  string
+	Additions int
+	Deletions int
+}
+
+// SetSnapshotsStats records the line counts of many files of a checkpoint
+// in one transaction (a checkpoint of hundreds of files would otherwise
+// pay one commit per file).
+func (s *Store) SetSnapshotsStats(ctx context.Context, checkpoint string, stats []SnapshotStats) error {
+	if len(stats) == 0 {
+		return nil
+	}
+	op := "set line counts in checkpoint " + checkpoint
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return classify(s.file, fmt.Errorf("%s: %w", op, err))
+	}
+	defer rollback(tx)
+	stmt, err := tx.PrepareContext(ctx, `UPDATE file_snapshots SET additions = ?, deletions = ?
+		WHERE checkpoint_id = ? AND file_path = ?`)
+	if err != nil {
+		return classify(s.file, fmt.Errorf("%s: %w", op, err))
+	}
+	defer stmt.Close()
+	for _, st := range stats {
+		res, err := stmt.ExecContext(ctx, st.Additions, st.Deletions, checkpoint, st.FilePath)
+		if err != nil {
+			return classify(s.file, fmt.Errorf("%s: %s: %w", op, st.FilePath, err))
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("%s: %s: %w", op, st.FilePath, ErrNotFound)
+		}
+	}
+	return classify(s.file, tx.Commit())
+}
+
 // SetSnapshotOriginal replaces a file's original content: keeping one hunk
 // folds it into the original, so the remaining diff stays original →
 // current.
@@ -278,12 +338,33 @@ func (s *Store) SetSnapshotOriginal(ctx context.Context, checkpoint, path string
 		content, checkpoint, path)
 }
 
-// PruneKept drops the original content of the checkpoint's kept files: it
-// is no longer needed for undo. Undone files keep theirs. It returns how
+// SaveSnapshotReview stores the review state of f, the snapshot of
+// f.FilePath in f.CheckpointID, in one statement: original and written
+// content, mode, existed, created directories, status, line counts and
+// hunk counts. Keeping or undoing one hunk changes several of them at
+// once, and a crash must not store half of that. A nil OriginalContent
+// stores NULL (pruned, or a created file's empty original).
+func (s *Store) SaveSnapshotReview(ctx context.Context, f *FileSnapshot) error {
+	dirs, err := json.Marshal(nonNil(f.CreatedDirs))
+	if err != nil {
+		return fmt.Errorf("snapshot %s: %w", f.FilePath, err)
+	}
+	return s.execOne(ctx, fmt.Sprintf("save review of %s in checkpoint %s", f.FilePath, f.CheckpointID),
+		`UPDATE file_snapshots SET original_content = ?, original_mode = ?, existed = ?, created_dirs = ?,
+			file_status = ?, additions = ?, deletions = ?, written_content = ?, hunks_kept = ?, hunks_undone = ?
+		WHERE checkpoint_id = ? AND file_path = ?`,
+		f.OriginalContent, uint32(f.OriginalMode), f.Existed, string(dirs), string(f.Status),
+		nullInt(f.Additions), nullInt(f.Deletions), f.WrittenContent, f.HunksKept, f.HunksUndone,
+		f.CheckpointID, f.FilePath)
+}
+
+// PruneKept drops the original (and written) content of the checkpoint's
+// kept files: it is no longer needed for undo. Undone files keep theirs. It returns how
 // many snapshots were pruned.
 func (s *Store) PruneKept(ctx context.Context, checkpoint string) (int, error) {
-	res, err := s.w.ExecContext(ctx, `UPDATE file_snapshots SET original_content = NULL
-		WHERE checkpoint_id = ? AND file_status = 'kept' AND original_content IS NOT NULL`, checkpoint)
+	res, err := s.w.ExecContext(ctx, `UPDATE file_snapshots SET original_content = NULL, written_content = NULL
+		WHERE checkpoint_id = ? AND file_status = 'kept'
+			AND (original_content IS NOT NULL OR written_content IS NOT NULL)`, checkpoint)
 	if err != nil {
 		return 0, classify(s.file, fmt.Errorf("prune checkpoint %s: %w", checkpoint, err))
 	}
