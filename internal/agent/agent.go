@@ -36,6 +36,7 @@ func (a *Agent) RunTurn(ctx context.Context, t *session.Turn) (*session.TurnResu
 		if len(calls) > 0 {
 			r.recordResponse(ctx, res, calls, false)
 			batch = r.runBatch(ctx, calls)
+			r.reportChanges(ctx, batch) // checkpoints: changes.go
 			if ctx.Err() != nil {
 				return r.finish(ctx, event.FinishCanceled)
 			}

@@ -166,6 +166,11 @@ func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
 	env.Session, env.Turn, env.Workspace = t.SessionID, t.Number, t.Workspace
 	env.Emit = r.emit
 	r.env = env
+	// Language servers belong to a workspace: when the turn's diagnostics
+	// source can also check files, the completion gate uses it.
+	if d, ok := env.Diagnostics.(Diagnostics); ok {
+		r.gates.diag = d
+	}
 	return r, nil
 }
 

@@ -8,13 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/olly-agent/olly/internal/agent"
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/config"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/session"
-	"github.com/olly-agent/olly/internal/shell"
 	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/tools"
 )
@@ -47,11 +47,10 @@ type App struct {
 
 	policy    approval.Policy
 	closeOnce sync.Once
+	now       func() time.Time
 
-	// shells holds one shell manager per workspace directory: a manager's
-	// roots bound where its sessions' commands may run.
-	shellsMu sync.Mutex
-	shells   map[string]*shell.Manager
+	// spaces are the per-workspace services (spaces.go).
+	spaces spaces
 }
 
 // New builds the services from the settings.
@@ -60,7 +59,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		return nil, errors.New("app: settings and store are required")
 	}
 	a := &App{Config: opts.Config, Log: opts.Log, Provider: opts.Provider, Store: opts.Store, policy: opts.Approvals,
-		shells: map[string]*shell.Manager{}}
+		now: time.Now}
 	if a.Log == nil {
 		a.Log = discard()
 	}
@@ -73,7 +72,10 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	a.Approvals = approval.NewManager(approval.Options{Default: opts.Approvals})
 	var err error
-	if a.Tools, err = tools.NewRegistry(tools.Core()...); err != nil {
+	// The code-intelligence tools get the turn's language servers from
+	// their Env (tools.Env.LanguageServers), so one registry serves every
+	// workspace.
+	if a.Tools, err = tools.NewRegistry(append(tools.Core(), tools.LSP(nil, changedFiles{a.Store})...)...); err != nil {
 		return nil, err
 	}
 	a.Agent, err = agent.New(agent.Deps{
@@ -111,53 +113,34 @@ func (a *App) toolEnv(ctx context.Context, t *session.Turn) (tools.Env, error) {
 			return tools.Env{}, fmt.Errorf("session %s: its sensitive-file rules: %w", t.SessionID, err)
 		}
 	}
-	shells, err := a.shellsFor(sess.Workspace)
+	sp, err := a.spaceFor(t.Workspace)
 	if err != nil {
 		return tools.Env{}, err
 	}
+	run := sp.checkpoints.Begin(t.SessionID, t.Number)
+	if a.Config.Agent.AutoCreateBranch {
+		a.branchOnFirstWrite(run, t, t.Workspace.Primary().Path)
+	}
 	return tools.Env{
 		Approver:         a.Approvals,
-		Shell:            shells.Session(t.SessionID),
-		ArtifactDir:      shells.ArtifactDir(),
+		Shell:            sp.shells.Session(t.SessionID),
+		ArtifactDir:      sp.shells.ArtifactDir(),
 		ToolTimeout:      a.Config.Agent.ToolTimeout,
 		FileRules:        a.Config.Agent.SensitiveFilePatterns,
 		SessionFileRules: sessionRules,
+		Snapshots:        run,
+		Diagnostics:      diagnostics{sp.lsp},
+		LanguageServers:  sp.lsp,
 	}, nil
 }
 
-// shellsFor returns the shell manager of a workspace, starting it on first
-// use. Full command outputs go to the data directory's artifacts, where
-// read_file pages them.
-func (a *App) shellsFor(workspace string) (*shell.Manager, error) {
-	a.shellsMu.Lock()
-	defer a.shellsMu.Unlock()
-	if m := a.shells[workspace]; m != nil {
-		return m, nil
-	}
-	m, err := shell.NewManager(shell.ManagerOptions{
-		Roots:          []string{workspace},
-		ArtifactDir:    filepath.Join(a.Config.Paths().DataDir, "artifacts"),
-		DefaultTimeout: a.Config.Agent.ToolTimeout,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("start shells for %s: %w", workspace, err)
-	}
-	a.shells[workspace] = m
-	return m, nil
-}
-
-// Close stops what the services started: every session's shell (with its
-// background jobs) is killed. The store belongs to the caller.
+// Close stops what the services started: every workspace's shells (with
+// their background jobs) and language servers. The store belongs to the
+// caller.
 func (a *App) Close() error {
-	var errs []error
-	a.closeOnce.Do(func() {
-		a.shellsMu.Lock()
-		defer a.shellsMu.Unlock()
-		for _, m := range a.shells {
-			errs = append(errs, m.CloseAll())
-		}
-	})
-	return errors.Join(errs...)
+	var err error
+	a.closeOnce.Do(func() { err = a.closeSpaces() })
+	return err
 }
 
 // Workspace returns the absolute workspace directory for dir ("" is the

@@ -23,6 +23,18 @@ type Run struct {
 	mu    sync.Mutex
 	id    string
 	dirty []string // snapshot paths written since the last Report, in order
+	// first runs once, before the run's first snapshot (a git branch for
+	// the run's work: agent.autoCreateBranch).
+	first func(ctx context.Context)
+}
+
+// BeforeFirstWrite sets f to run once, before the run's first write is
+// snapshotted. It is how a run starts its work on a new git branch: only
+// when it really writes, and before anything is written.
+func (r *Run) BeforeFirstWrite(f func(ctx context.Context)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.first = f
 }
 
 // Begin starts the checkpoint of an agent run of session, for prompt turn.
@@ -53,6 +65,10 @@ func (r *Run) BeforeWrite(ctx context.Context, p workspace.Path, newDirs []strin
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.id == "" {
+		if r.first != nil {
+			r.first(ctx)
+			r.first = nil
+		}
 		c := &store.Checkpoint{ID: r.m.newID(), SessionID: r.session, Turn: r.turn}
 		if err := r.m.st.CreateCheckpoint(ctx, c); err != nil {
 			return "", err

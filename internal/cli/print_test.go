@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -265,4 +266,84 @@ func TestPrintExitCodes(t *testing.T) {
 			t.Fatalf("exit %d, stderr %q", code, errOut)
 		}
 	})
+}
+
+// TestPrintChangesAreCheckpointed: what print mode writes is recorded in a
+// checkpoint that olly changes lists and can undo.
+func TestPrintChangesAreCheckpointed(t *testing.T) {
+	e := newPrintEnv(t)
+	if err := os.WriteFile(filepath.Join(e.ws, "notes.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Enqueue(
+		llmtest.Reply(llmtest.ToolCall("write_file", `{"path":"notes.txt","content":"one\nTWO\nthree\n"}`),
+			llmtest.ToolCall("write_file", `{"path":"src/new.txt","content":"fresh\n"}`)),
+		llmtest.Reply(llmtest.Text("Edited notes and added src/new.txt. [TASK_COMPLETE]")),
+	)
+	code, out, errOut := e.runWith(t, "", nil, "-p", "--output", "json", "edit the notes")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var changed *event.FilesChanged
+	for _, ev := range decodeEvents(t, out) {
+		if fc, ok := ev.Data.(event.FilesChanged); ok {
+			changed = &fc
+		}
+	}
+	if changed == nil || len(changed.Files) != 2 {
+		t.Fatalf("files_changed = %+v", changed)
+	}
+	code, out, errOut = e.runWith(t, "", nil, "changes", "--json")
+	if code != 0 || !strings.Contains(out, "notes.txt") || !strings.Contains(out, "src/new.txt") {
+		t.Fatalf("olly changes: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, _, errOut = e.runWith(t, "", nil, "changes", "undo", "--all")
+	if code != 0 {
+		t.Fatalf("undo --all: exit %d: %s", code, errOut)
+	}
+	if got, _ := os.ReadFile(filepath.Join(e.ws, "notes.txt")); string(got) != "one\ntwo\n" {
+		t.Errorf("notes.txt after undo = %q", got)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "src")); !os.IsNotExist(err) {
+		t.Errorf("the directory olly created is still there: %v", err)
+	}
+}
+
+// TestPrintAutoDiagnosticsReachTheModel: with gopls installed, a write that
+// breaks the build gets the compiler's error in its tool result, and the
+// completion gate refuses to finish until it is fixed.
+func TestPrintAutoDiagnosticsReachTheModel(t *testing.T) {
+	if _, err := exec.LookPath("gopls"); err != nil {
+		t.Skip("gopls is not installed: go install golang.org/x/tools/gopls@v0.23.0")
+	}
+	e := newPrintEnv(t)
+	if err := os.WriteFile(filepath.Join(e.ws, "go.mod"), []byte("module example.com/fix\n\ngo 1.22\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	broken := `package main\n\nfunc main() {\n\tvar n int = \"one\"\n\t_ = n\n}\n`
+	fixed := `package main\n\nfunc main() {\n\tvar n int = 1\n\t_ = n\n}\n`
+	e.srv.Enqueue(
+		llmtest.Reply(llmtest.ToolCall("write_file", `{"path":"main.go","content":"`+broken+`"}`)),
+		llmtest.Reply(llmtest.Text("Done. [TASK_COMPLETE]")),
+		llmtest.Reply(llmtest.ToolCall("write_file", `{"path":"main.go","content":"`+fixed+`"}`)),
+		llmtest.Reply(llmtest.Text("Fixed the type error. [TASK_COMPLETE]")),
+	)
+	code, _, errOut := e.runWith(t, "", nil, "-p", "--yes", "write main.go")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var second string
+	for _, r := range e.srv.Requests() {
+		if strings.HasSuffix(r.Path, "/api/chat") {
+			if second == "" && strings.Contains(string(r.Body), "Auto-diagnostics") {
+				second = string(r.Body)
+			}
+		}
+	}
+	if second == "" || !strings.Contains(second, "main.go") {
+		t.Fatal("no request carried the auto-diagnostics of the broken write")
+	}
+	if n := len(e.srv.Requests()); n < 4 {
+		t.Fatalf("the gate did not send the model back to fix the error (%d requests)", n)
+	}
 }

@@ -42,6 +42,9 @@ func (t FindImplementations) Describe(args Args) event.ToolAction {
 
 // Run implements Tool.
 func (t FindImplementations) Run(ctx context.Context, env *Env, args Args) (*Result, error) {
+	if env.LanguageServers != nil { // the turn's workspace servers
+		t.Servers = env.LanguageServers
+	}
 	t = t.withDefaults()
 	if t.Servers == nil {
 		return noServers("find_implementations"), nil

@@ -42,6 +42,9 @@ func (t FindReferences) Describe(args Args) event.ToolAction {
 
 // Run implements Tool.
 func (t FindReferences) Run(ctx context.Context, env *Env, args Args) (*Result, error) {
+	if env.LanguageServers != nil { // the turn's workspace servers
+		t.Servers = env.LanguageServers
+	}
 	if t.Servers == nil {
 		return noServers("find_references"), nil
 	}

@@ -43,6 +43,9 @@ func (t FindSymbol) Describe(args Args) event.ToolAction {
 
 // Run implements Tool.
 func (t FindSymbol) Run(ctx context.Context, env *Env, args Args) (*Result, error) {
+	if env.LanguageServers != nil { // the turn's workspace servers
+		t.Servers = env.LanguageServers
+	}
 	if t.Servers == nil {
 		return noServers("find_symbol"), nil
 	}

@@ -39,6 +39,9 @@ func (t GetCallHierarchy) Describe(args Args) event.ToolAction {
 
 // Run implements Tool.
 func (t GetCallHierarchy) Run(ctx context.Context, env *Env, args Args) (*Result, error) {
+	if env.LanguageServers != nil { // the turn's workspace servers
+		t.Servers = env.LanguageServers
+	}
 	if t.Servers == nil {
 		return noServers("get_call_hierarchy"), nil
 	}

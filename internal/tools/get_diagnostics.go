@@ -46,6 +46,9 @@ func (t GetDiagnostics) Describe(args Args) event.ToolAction {
 
 // Run implements Tool.
 func (t GetDiagnostics) Run(ctx context.Context, env *Env, args Args) (*Result, error) {
+	if env.LanguageServers != nil { // the turn's workspace servers
+		t.Servers = env.LanguageServers
+	}
 	if t.Servers == nil {
 		return noServers("get_diagnostics"), nil
 	}

@@ -41,6 +41,9 @@ func (t GetDocumentSymbols) Describe(args Args) event.ToolAction {
 
 // Run implements Tool.
 func (t GetDocumentSymbols) Run(ctx context.Context, env *Env, args Args) (*Result, error) {
+	if env.LanguageServers != nil { // the turn's workspace servers
+		t.Servers = env.LanguageServers
+	}
 	if t.Servers == nil {
 		return noServers("get_document_symbols"), nil
 	}

@@ -29,6 +29,9 @@ func (t GetHoverInfo) Describe(args Args) event.ToolAction {
 
 // Run implements Tool.
 func (t GetHoverInfo) Run(ctx context.Context, env *Env, args Args) (*Result, error) {
+	if env.LanguageServers != nil { // the turn's workspace servers
+		t.Servers = env.LanguageServers
+	}
 	if t.Servers == nil {
 		return noServers("get_hover_info"), nil
 	}

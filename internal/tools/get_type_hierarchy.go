@@ -40,6 +40,9 @@ func (t GetTypeHierarchy) Describe(args Args) event.ToolAction {
 
 // Run implements Tool.
 func (t GetTypeHierarchy) Run(ctx context.Context, env *Env, args Args) (*Result, error) {
+	if env.LanguageServers != nil { // the turn's workspace servers
+		t.Servers = env.LanguageServers
+	}
 	if t.Servers == nil {
 		return noServers("get_type_hierarchy"), nil
 	}

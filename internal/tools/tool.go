@@ -103,6 +103,10 @@ type Env struct {
 	// Diagnostics is asked after every write for the language server's
 	// errors, which are appended to the result; nil: none.
 	Diagnostics Diagnoser
+	// LanguageServers are the language servers of the turn's workspace,
+	// used by the code-intelligence tools in preference to the ones they
+	// were built with; nil: those.
+	LanguageServers LanguageServers
 }
 
 // Approver settles an approval request: *approval.Manager.

@@ -1,0 +1,140 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+
+	"github.com/olly-agent/olly/internal/agent"
+	"github.com/olly-agent/olly/internal/checkpoint"
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/lsp"
+	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/shell"
+	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/workspace"
+)
+
+// space holds the services bound to one workspace directory: its shells
+// (their roots bound where commands run), its language servers and its
+// checkpoints. Sessions of the same directory share them.
+type space struct {
+	shells      *shell.Manager
+	lsp         *lsp.Manager
+	checkpoints *checkpoint.Manager
+}
+
+// spaces starts a workspace's services on first use.
+type spaces struct {
+	mu   sync.Mutex
+	byWS map[string]*space
+}
+
+// spaceFor returns the services of ws, starting them on first use.
+func (a *App) spaceFor(ws *workspace.Workspace) (*space, error) {
+	dir := ws.Primary().Path
+	a.spaces.mu.Lock()
+	defer a.spaces.mu.Unlock()
+	if sp := a.spaces.byWS[dir]; sp != nil {
+		return sp, nil
+	}
+	shells, err := shell.NewManager(shell.ManagerOptions{
+		Roots:          []string{dir},
+		ArtifactDir:    filepath.Join(a.Config.Paths().DataDir, "artifacts"),
+		DefaultTimeout: a.Config.Agent.ToolTimeout,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start shells for %s: %w", dir, err)
+	}
+	servers, err := lsp.ServersWith(a.Config.LSP.Servers)
+	if err != nil {
+		return nil, fmt.Errorf("lsp.servers: %w", err)
+	}
+	sp := &space{
+		shells:      shells,
+		lsp:         lsp.NewManager(ws, lsp.Options{Servers: servers, Logger: a.Log}),
+		checkpoints: checkpoint.New(a.Store, dir, checkpointEmitter{a}),
+	}
+	if a.spaces.byWS == nil {
+		a.spaces.byWS = map[string]*space{}
+	}
+	a.spaces.byWS[dir] = sp
+	return sp, nil
+}
+
+// closeSpaces stops every workspace's shells (and their background jobs)
+// and language servers.
+func (a *App) closeSpaces() error {
+	a.spaces.mu.Lock()
+	defer a.spaces.mu.Unlock()
+	var errs []error
+	for _, sp := range a.spaces.byWS {
+		errs = append(errs, sp.shells.CloseAll(), sp.lsp.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// checkpointEmitter publishes checkpoint events through the session
+// service, so they are stored and shown like every other event.
+type checkpointEmitter struct{ a *App }
+
+func (e checkpointEmitter) Emit(ctx context.Context, sessionID string, turn int, p event.Payload) error {
+	_, err := e.a.Sessions.Emit(ctx, sessionID, turn, p)
+	return err
+}
+
+// diagnostics is a workspace's language servers as both the write tool's
+// auto-diagnostics and the agent's completion gate.
+type diagnostics struct{ *lsp.Manager }
+
+// Check implements agent.Diagnostics.
+func (d diagnostics) Check(ctx context.Context, files []string) (agent.DiagnosticsReport, error) {
+	r, err := d.Manager.Check(ctx, files)
+	return agent.DiagnosticsReport{Errors: r.Errors, Text: r.Text, Unchecked: r.Unchecked}, err
+}
+
+// changedFiles answers get_diagnostics without a path: the files of the
+// session's checkpoints that are still pending review.
+type changedFiles struct{ st *store.Store }
+
+func (c changedFiles) ChangedFiles(ctx context.Context, sessionID string) ([]string, error) {
+	cps, err := c.st.Checkpoints(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, cp := range cps {
+		snaps, err := c.st.Snapshots(ctx, cp.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range snaps {
+			if s.Status == store.FilePending && !seen[s.FilePath] {
+				seen[s.FilePath] = true
+				out = append(out, s.FilePath)
+			}
+		}
+	}
+	return out, nil
+}
+
+// branchOnFirstWrite starts an agent run's work on a new git branch before
+// its first write (agent.autoCreateBranch), and tells the person what it
+// did.
+func (a *App) branchOnFirstWrite(run *checkpoint.Run, t *session.Turn, dir string) {
+	run.BeforeFirstWrite(func(ctx context.Context) {
+		b, err := checkpoint.StartBranch(ctx, dir, t.Input.Text, a.now())
+		msg := b.Message()
+		if err != nil {
+			msg = fmt.Sprintf("Could not create a git branch (%v); working on the current branch.", err)
+		}
+		code := "git_branch"
+		if !b.Created {
+			code = "git_branch_refused"
+		}
+		_, _ = t.Emit(context.WithoutCancel(ctx), event.Warning{Code: code, Message: msg})
+	})
+}
