@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // keptBits are the mode bits a rewritten file keeps (as write_file keeps
@@ -44,45 +43,6 @@ func kind(m fs.FileMode) string {
 		return "symbolic link"
 	}
 	return "special file"
-}
-
-// writeAtomic replaces abs with data so that a reader (or a crash) sees the
-// old content or the new, never half of it: a synced temporary file in the
-// same directory, given mode and renamed over abs.
-func writeAtomic(abs string, data []byte, mode fs.FileMode) error {
-	dir, base := filepath.Split(abs)
-	if len(base) > 100 {
-		base = base[:100]
-	}
-	f, err := os.CreateTemp(dir, "."+strings.TrimPrefix(base, ".")+".olly-*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, abs); err != nil {
-		return err
-	}
-	ok = true
-	return nil
 }
 
 // removeCreated removes a file olly created, then each directory above it

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/olly-agent/olly/internal/atomicfile"
+
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/workspace"
@@ -119,7 +121,7 @@ func (e *env) write(run *Run, rel, content string) string {
 	if info != nil {
 		mode = info.Mode() & keptBits
 	}
-	if err := writeAtomic(abs, []byte(content), mode); err != nil {
+	if err := atomicfile.Write(abs, []byte(content), mode); err != nil {
 		e.t.Fatal(err)
 	}
 	return id

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/olly-agent/olly/internal/atomicfile"
+
 	"github.com/olly-agent/olly/internal/store"
 )
 
@@ -208,7 +210,7 @@ func (m *Manager) writeBack(ctx context.Context, f *file, dirs *createdDirs) err
 		}
 		return nil
 	}
-	if err := writeAtomic(f.abs, f.cur, f.mode); err != nil {
+	if err := atomicfile.Write(f.abs, f.cur, f.mode); err != nil {
 		return fmt.Errorf("write %s: %w", f.snap.FilePath, err)
 	}
 	return nil

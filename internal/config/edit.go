@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/olly-agent/olly/internal/atomicfile"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -94,40 +96,13 @@ func editFile(path string, edit func([]byte) ([]byte, error)) error {
 	if holdsSecret(out) {
 		perm &^= 0o077
 	}
-	if err := writeAtomic(target, out, perm); err != nil {
+	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+		return &Error{Kind: ErrIO, Source: Source{Kind: FromFile, Name: path}, Msg: fmt.Sprintf("cannot create its directory: %v", err)}
+	}
+	if err := atomicfile.Write(target, out, perm); err != nil {
 		return &Error{Kind: ErrIO, Source: Source{Kind: FromFile, Name: path}, Msg: fmt.Sprintf("cannot write: %v", err)}
 	}
 	return nil
-}
-
-// writeAtomic replaces path with data so that a crash leaves the old file
-// or the new one, never half of each.
-func writeAtomic(path string, data []byte, perm fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(dir, ".config.yaml.*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // holdsSecret reports whether settings text sets a secret key to a

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/aymanbagabas/go-udiff"
@@ -102,47 +101,6 @@ func missingDirs(dir string) []string {
 		out[i], out[j] = out[j], out[i]
 	}
 	return out
-}
-
-// writeAtomic replaces abs with data so that a reader (or a crash) sees
-// the old content or the new, never half of it: the data goes to a
-// temporary file in the same directory, which is synced, given mode and
-// renamed over abs. Renaming gives the file a new inode, so hard links to
-// the old file keep the old content.
-func writeAtomic(abs string, data []byte, mode fs.FileMode) error {
-	dir, base := filepath.Split(abs)
-	if len(base) > 100 {
-		base = base[:100]
-	}
-	f, err := os.CreateTemp(dir, "."+strings.TrimPrefix(base, ".")+".olly-*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, abs); err != nil {
-		return err
-	}
-	ok = true
-	return nil
 }
 
 // keptMode is the mode a replaced file keeps: its permissions and the

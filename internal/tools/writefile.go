@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/olly-agent/olly/internal/atomicfile"
+
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/config"
 	"github.com/olly-agent/olly/internal/event"
@@ -153,7 +155,7 @@ func (t WriteFile) write(ctx context.Context, env *Env, e edit, d approval.Decis
 			return errResult("write_file: cannot create the directory for %s: %v.", wp.Rel, err), nil
 		}
 	}
-	if err := writeAtomic(wp.Abs, e.content, keptMode(info)); err != nil {
+	if err := atomicfile.Write(wp.Abs, e.content, keptMode(info)); err != nil {
 		return errResult("write_file: cannot write %s: %v.", wp.Rel, err), nil
 	}
 	verb := "Wrote"
