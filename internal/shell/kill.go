@@ -81,6 +81,11 @@ func (t target) members() map[int]uint64 {
 // act on it), up to grace for them to exit, then SIGKILL until none is
 // left, looking again each round for children forked in the meantime. It
 // returns how many processes it signalled.
+//
+// Each process gets SIGTERM once: a process in the leader's group gets it
+// through the group only. bash runs its EXIT trap (which saves the
+// session's state) on the first SIGTERM, but a second one arriving before
+// the trap has set TERM to ignored would end bash half-way through the save.
 func killTree(t target, grace time.Duration) int {
 	signalled := make(map[int]bool)
 	send := func(sig syscall.Signal) int {
@@ -88,11 +93,15 @@ func killTree(t target, grace time.Duration) int {
 		for pid, start := range m {
 			// Re-check the start time just before signalling: the pid must
 			// still be the process we listed.
-			if procListing && procStart(pid) != start {
+			now, group := procStartGroup(pid)
+			if procListing && now != start {
 				continue
 			}
-			_ = syscall.Kill(pid, sig)
 			signalled[pid] = true
+			if sig == syscall.SIGTERM && t.leader > 0 && group == t.leader {
+				continue // the group signal below reaches it
+			}
+			_ = syscall.Kill(pid, sig)
 		}
 		// The group last: signalling it first could let a process die and
 		// be reaped before it was counted.

@@ -307,7 +307,7 @@ func TestTimedOutCommandKeepsCd(t *testing.T) {
 		}
 		next := mustRun(t, sh, "basename \"$PWD\"; echo ${AFTER_TIMEOUT-unset}", RunOptions{})
 		if next.Output != "sub\n1" {
-			t.Errorf("after the timeout: %q, want sub and 1", next.Output)
+			t.Errorf("after the timeout: %q, want sub and 1\ntimed-out result: %s", next.Output, res.Text())
 		}
 		return
 	}

@@ -80,21 +80,29 @@ func parseStat(pid int, b []byte) (procInfo, bool) {
 
 // procStart returns the start time of pid, or 0 if it cannot be read.
 func procStart(pid int) uint64 {
+	start, _ := procStartGroup(pid)
+	return start
+}
+
+// procStartGroup returns the start time and process group of pid, or 0, 0
+// if they cannot be read.
+func procStartGroup(pid int) (uint64, int) {
 	var buf []byte
 	b, err := readFileInto(fmt.Sprintf("/proc/%d/stat", pid), &buf, 4096)
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0
+		return 0, 0
 	}
 	f := bytes.Fields(b[i+1:])
 	if len(f) < 20 {
-		return 0
+		return 0, 0
 	}
+	pgid, _ := strconv.Atoi(string(f[2]))
 	start, _ := strconv.ParseUint(string(f[19]), 10, 64)
-	return start
+	return start, pgid
 }
 
 // maxEnviron bounds how much of a process's environment is searched for

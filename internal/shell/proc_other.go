@@ -18,6 +18,8 @@ func listProcs() ([]procInfo, error) { return nil, errNoProc }
 
 func procStart(int) uint64 { return 0 }
 
+func procStartGroup(int) (uint64, int) { return 0, 0 }
+
 func environHas(int, []byte, *[]byte) bool { return false }
 
 // procListing reports whether processes can be listed here.
