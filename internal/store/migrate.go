@@ -9,6 +9,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
+
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 //go:embed migrations/*.sql
@@ -133,8 +136,24 @@ func (s *Store) enableWAL(ctx context.Context) error {
 	if strings.EqualFold(mode, "wal") {
 		return nil
 	}
-	if err := s.w.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode); err != nil {
-		return s.openErr(fmt.Errorf("enable WAL: %w", err))
+	// Switching needs the file to itself. SQLite answers BUSY at once,
+	// without waiting on the busy timeout, when another connection that is
+	// switching too holds a shared lock (waiting would deadlock); so the
+	// switch is retried here, for as long as the busy timeout allows.
+	deadline := time.Now().Add(s.opts.BusyTimeout)
+	for {
+		err := s.w.QueryRowContext(ctx, "PRAGMA journal_mode=WAL").Scan(&mode)
+		if err == nil {
+			break
+		}
+		if sqliteCode(err) != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return s.openErr(fmt.Errorf("enable WAL: %w", err))
+		}
+		select {
+		case <-ctx.Done():
+			return s.openErr(fmt.Errorf("enable WAL: %w", ctx.Err()))
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("open database %s: cannot enable WAL (journal mode stays %q); "+
