@@ -11,17 +11,8 @@ import (
 // embeddings computes the vectors of an embed request, or answers the
 // failure itself and returns false.
 func (s *Server) embeddings(w http.ResponseWriter, req *Request) ([][]float32, bool) {
-	if req.DecodeErr != nil {
-		s.writeError(w, req, http.StatusBadRequest, req.DecodeErr.Error())
-		return nil, false
-	}
-	if req.Model == "" {
-		s.writeError(w, req, http.StatusBadRequest, "model is required")
-		return nil, false
-	}
-	m := s.lookup(req.Model)
+	m := s.requestedModel(w, req)
 	if m == nil {
-		s.notFound(w, req)
 		return nil, false
 	}
 	s.mu.Lock()

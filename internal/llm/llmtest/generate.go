@@ -29,17 +29,8 @@ type emitter interface {
 // serveGeneration validates a chat or generate request as the real server
 // does, takes its scripted response, and serves it.
 func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, req *Request, ep endpoint) {
-	if req.DecodeErr != nil {
-		s.writeError(w, req, http.StatusBadRequest, req.DecodeErr.Error())
-		return
-	}
-	if req.Model == "" {
-		s.writeError(w, req, http.StatusBadRequest, "model is required")
-		return
-	}
-	m := s.lookup(req.Model)
+	m := s.requestedModel(w, req)
 	if m == nil {
-		s.notFound(w, req)
 		return
 	}
 	if req.Dialect == "ollama" && isLoadRequest(req, ep) {

@@ -83,6 +83,24 @@ func (s *Server) AddModel(name string, opts ...ModelOption) {
 	s.models = append(s.models, m)
 }
 
+// requestedModel returns the model a request names, or answers the failure
+// as the real server does (a body that does not decode, no model, an
+// unknown one) and returns nil.
+func (s *Server) requestedModel(w http.ResponseWriter, req *Request) *model {
+	switch {
+	case req.DecodeErr != nil:
+		s.writeError(w, req, http.StatusBadRequest, req.DecodeErr.Error())
+	case req.Model == "":
+		s.writeError(w, req, http.StatusBadRequest, "model is required")
+	default:
+		if m := s.lookup(req.Model); m != nil {
+			return m
+		}
+		s.notFound(w, req)
+	}
+	return nil
+}
+
 // lookup finds a model the way Ollama resolves names: "qwen3" means
 // "qwen3:latest".
 func (s *Server) lookup(name string) *model {
@@ -186,17 +204,8 @@ func (s *Server) ps(w http.ResponseWriter, _ *Request) {
 }
 
 func (s *Server) show(w http.ResponseWriter, req *Request) {
-	if req.DecodeErr != nil {
-		s.writeError(w, req, http.StatusBadRequest, req.DecodeErr.Error())
-		return
-	}
-	if req.Model == "" {
-		s.writeError(w, req, http.StatusBadRequest, "model is required")
-		return
-	}
-	mp := s.lookup(req.Model)
+	mp := s.requestedModel(w, req)
 	if mp == nil {
-		s.notFound(w, req)
 		return
 	}
 	s.mu.Lock()

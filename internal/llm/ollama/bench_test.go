@@ -2,14 +2,12 @@ package ollama_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/internal/wiretest"
 	"github.com/olly-agent/olly/internal/llm/ollama"
 )
 
@@ -17,7 +15,7 @@ import (
 // writes it: one line per token, with the model name and timestamp
 // repeated on each, Go's escaping of <, > and &, then the final chunk.
 func tokenStream(size int) []byte {
-	tokens := []string{"func", " main", "()", " {\n", "\t", "fmt", ".", "Println", "(\"", "héllo", "\")", "\n}", " <", "T", ">", " &&", " x", " :=", " 42", "\n"}
+	tokens := wiretest.Tokens()
 	type msg struct {
 		Role     string `json:"role"`
 		Content  string `json:"content"`
@@ -55,36 +53,7 @@ func toolCallStream(size int) []byte {
 }
 
 func benchChat(b *testing.B, body []byte) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/x-ndjson")
-		_, _ = w.Write(body)
-	}))
-	b.Cleanup(srv.Close)
-	c, err := ollama.New(srv.URL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	req := &llm.ChatRequest{Model: "qwen3:8b", Messages: []llm.Message{{Role: llm.RoleUser, Content: "go"}}}
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		s, err := c.Chat(context.Background(), req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for {
-			ch, err := s.Recv()
-			if err != nil {
-				break
-			}
-			n += len(ch.Content) + len(ch.Thinking) + len(ch.ToolCalls)
-		}
-		if n == 0 {
-			b.Fatal("nothing decoded")
-		}
-		_ = s.Close()
-	}
+	wiretest.BenchChat(b, "application/x-ndjson", body, func(url string) (llm.Provider, error) { return ollama.New(url) })
 }
 
 // BenchmarkChatStream decodes a 50 MB token-by-token chat stream through

@@ -2,11 +2,11 @@ package ollama_test
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/internal/wiretest"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
 )
 
@@ -23,17 +23,10 @@ func TestToolCallLineOfTensOfMegabytes(t *testing.T) {
 	b.WriteString(`"}`)
 	args := b.String()
 
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	srv.Enqueue(llmtest.Reply(llmtest.Text("writing"), llmtest.ToolCall("write_file", args), llmtest.Text("done")))
 	c, _ := newClient(t, srv)
-	s, err := c.Chat(context.Background(), chatReq(model))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := drain(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	chunks := wiretest.Chat(t, c, wiretest.ChatReq(model))
 	var calls []llm.ToolCall
 	for _, ch := range chunks {
 		calls = append(calls, ch.ToolCalls...)

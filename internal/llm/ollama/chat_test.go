@@ -10,11 +10,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/internal/wiretest"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
 )
 
 func TestChatStreamsEveryKindOfChunk(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	srv.Enqueue(llmtest.Reply(
 		llmtest.Thinking("plan: "), llmtest.Thinking("write it"),
 		llmtest.Text("Hello "), llmtest.Text("wörld \"quoted\" <tag> \n"),
@@ -25,11 +26,11 @@ func TestChatStreamsEveryKindOfChunk(t *testing.T) {
 		llmtest.DoneReason("length"),
 	))
 	c, _ := newClient(t, srv)
-	s, err := c.Chat(context.Background(), &llm.ChatRequest{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+	s, err := c.Chat(context.Background(), wiretest.ChatReq(model))
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunks, err := drain(t, s)
+	chunks, err := wiretest.Drain(t, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestChatStreamsEveryKindOfChunk(t *testing.T) {
 }
 
 func TestChatSendsTheWholeRequest(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	srv.Enqueue(llmtest.Reply(llmtest.Text("ok")))
 	c, _ := newClient(t, srv)
 	png := []byte("\x89PNG\r\n\x1a\nfake")
@@ -90,13 +91,7 @@ func TestChatSendsTheWholeRequest(t *testing.T) {
 		Format:  json.RawMessage(`{"type":"object"}`),
 		Options: allOptions(),
 	}
-	s, err := c.Chat(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := drain(t, s); err != nil {
-		t.Fatal(err)
-	}
+	wiretest.Chat(t, c, req)
 	got := srv.LastRequest("/api/chat")
 	if d := cmp.Diff(req.Messages, got.Messages); d != "" {
 		t.Errorf("messages as the server decoded them (-sent +got):\n%s", d)
@@ -144,14 +139,14 @@ func allOptions() llm.Options {
 }
 
 func TestChatSendsEveryOptionUnderOllamasName(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	srv.Enqueue(llmtest.Reply(llmtest.Text("ok")))
 	c, _ := newClient(t, srv)
 	s, err := c.Chat(context.Background(), &llm.ChatRequest{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}, Options: allOptions()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, _ = drain(t, s)
+	_, _ = wiretest.Drain(t, s)
 	var opts map[string]json.RawMessage
 	if err := json.Unmarshal(srv.LastRequest("/api/chat").Fields["options"], &opts); err != nil {
 		t.Fatal(err)
@@ -169,68 +164,31 @@ func TestChatSendsEveryOptionUnderOllamasName(t *testing.T) {
 }
 
 func TestChatEncodesThinkKeepAliveAndFormat(t *testing.T) {
-	cases := []struct {
-		name      string
-		think     *llm.Think
-		keepAlive string
-		format    string
-		want      map[string]string // field → raw JSON; "" means absent
-	}{
-		{name: "defaults send nothing", want: map[string]string{"think": "", "keep_alive": "", "format": "", "options": ""}},
-		{name: "think on", think: &llm.Think{Enabled: true}, want: map[string]string{"think": "true"}},
-		{name: "think off", think: &llm.Think{}, want: map[string]string{"think": "false"}},
-		{name: "think level", think: &llm.Think{Enabled: true, Level: "high"}, want: map[string]string{"think": `"high"`}},
-		{name: "keep alive forever is a number", keepAlive: "-1", want: map[string]string{"keep_alive": "-1"}},
-		{name: "keep alive seconds is a number", keepAlive: "300", want: map[string]string{"keep_alive": "300"}},
-		{name: "keep alive zero unloads", keepAlive: "0", want: map[string]string{"keep_alive": "0"}},
-		{name: "keep alive fraction", keepAlive: " 1.5 ", want: map[string]string{"keep_alive": "1.5"}},
-		{name: "keep alive duration is a string", keepAlive: "30m", want: map[string]string{"keep_alive": `"30m"`}},
-		{name: "format json", format: `"json"`, want: map[string]string{"format": `"json"`}},
-		{name: "format bare word is quoted", format: `json`, want: map[string]string{"format": `"json"`}},
-		{name: "format schema", format: `{"type":"object","properties":{"a":{"type":"string"}}}`, want: map[string]string{"format": `{"type":"object","properties":{"a":{"type":"string"}}}`}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := newServer(t)
-			srv.Enqueue(llmtest.Reply(llmtest.Text("ok")))
-			c, _ := newClient(t, srv)
-			req := &llm.ChatRequest{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}, Think: tc.think, KeepAlive: tc.keepAlive}
-			if tc.format != "" {
-				req.Format = json.RawMessage(tc.format)
-			}
-			s, err := c.Chat(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := drain(t, s); err != nil {
-				t.Fatal(err)
-			}
-			got := srv.LastRequest("/api/chat").Fields
-			for field, want := range tc.want {
-				if string(got[field]) != want {
-					t.Errorf("%s = %q, want %q", field, got[field], want)
-				}
-			}
-		})
-	}
+	wiretest.RequestFields(t, dialect(), []wiretest.FieldCase{
+		{Name: "defaults send nothing", Want: map[string]string{"think": "", "keep_alive": "", "format": "", "options": ""}},
+		{Name: "think on", Think: &llm.Think{Enabled: true}, Want: map[string]string{"think": "true"}},
+		{Name: "think off", Think: &llm.Think{}, Want: map[string]string{"think": "false"}},
+		{Name: "think level", Think: &llm.Think{Enabled: true, Level: "high"}, Want: map[string]string{"think": `"high"`}},
+		{Name: "keep alive forever is a number", KeepAlive: "-1", Want: map[string]string{"keep_alive": "-1"}},
+		{Name: "keep alive seconds is a number", KeepAlive: "300", Want: map[string]string{"keep_alive": "300"}},
+		{Name: "keep alive zero unloads", KeepAlive: "0", Want: map[string]string{"keep_alive": "0"}},
+		{Name: "keep alive fraction", KeepAlive: " 1.5 ", Want: map[string]string{"keep_alive": "1.5"}},
+		{Name: "keep alive duration is a string", KeepAlive: "30m", Want: map[string]string{"keep_alive": `"30m"`}},
+		{Name: "format json", Format: `"json"`, Want: map[string]string{"format": `"json"`}},
+		{Name: "format bare word is quoted", Format: `json`, Want: map[string]string{"format": `"json"`}},
+		{Name: "format schema", Format: `{"type":"object","properties":{"a":{"type":"string"}}}`, Want: map[string]string{"format": `{"type":"object","properties":{"a":{"type":"string"}}}`}},
+	})
 }
 
 func TestGenerateFillInTheMiddle(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	srv.Enqueue(llmtest.Reply(llmtest.Text("return "), llmtest.Text("a + b"), llmtest.Usage(30, 4)))
 	c, _ := newClient(t, srv)
 	req := &llm.GenerateRequest{
 		Model: model, Prompt: "func add(a, b int) int {\n\t", Suffix: "\n}\n", System: "complete code", Raw: true,
 		Options: llm.Options{Temperature: llm.Ptr(0.0), NumPredict: llm.Ptr(64), Stop: []string{"\n\n"}}, KeepAlive: "-1",
 	}
-	s, err := c.Generate(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := drain(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	chunks := wiretest.Generate(t, c, req)
 	var text string
 	for _, ch := range chunks {
 		text += ch.Response
@@ -252,17 +210,10 @@ func TestGenerateFillInTheMiddle(t *testing.T) {
 }
 
 func TestGenerateWithImagesAndThinking(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	srv.Enqueue(llmtest.Reply(llmtest.Thinking("looking"), llmtest.Text("a cat")))
 	c, _ := newClient(t, srv)
-	s, err := c.Generate(context.Background(), &llm.GenerateRequest{Model: model, Prompt: "what is it?", Images: [][]byte{[]byte("img")}, Think: &llm.Think{Level: "low"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := drain(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	chunks := wiretest.Generate(t, c, &llm.GenerateRequest{Model: model, Prompt: "what is it?", Images: [][]byte{[]byte("img")}, Think: &llm.Think{Level: "low"}})
 	if chunks[0].Thinking != "looking" || chunks[1].Response != "a cat" {
 		t.Errorf("chunks %+v", chunks)
 	}

@@ -16,7 +16,7 @@ import (
 const Dialect = "ollama"
 
 // DefaultUserAgent is sent unless WithUserAgent says otherwise.
-const DefaultUserAgent = "olly"
+const DefaultUserAgent = wire.DefaultUserAgent
 
 // Client talks to one Ollama server. It is safe for concurrent use.
 type Client struct {
@@ -26,54 +26,32 @@ type Client struct {
 var _ llm.Provider = (*Client)(nil)
 
 // Option configures a Client.
-type Option func(*config)
-
-type config struct {
-	http      *http.Client
-	token     string
-	userAgent string
-	retry     llm.RetryPolicy
-}
+type Option func(*wire.Settings)
 
 // WithHTTPClient sets the HTTP client. The default has no overall timeout,
 // because a streamed answer may legitimately take many minutes; cancel the
 // context instead.
-func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.http = hc } }
+func WithHTTPClient(hc *http.Client) Option { return func(s *wire.Settings) { s.HTTP = hc } }
 
 // WithToken sends "Authorization: Bearer token" on every request, as
 // OpenWebUI and authenticating proxies in front of Ollama require.
-func WithToken(token string) Option { return func(c *config) { c.token = token } }
+func WithToken(token string) Option { return func(s *wire.Settings) { s.Token = token } }
 
 // WithRetry replaces the retry policy (default llm.DefaultRetry()).
-func WithRetry(p llm.RetryPolicy) Option { return func(c *config) { c.retry = p } }
+func WithRetry(p llm.RetryPolicy) Option { return func(s *wire.Settings) { s.Retry = p } }
 
 // WithUserAgent sets the User-Agent header.
-func WithUserAgent(ua string) Option { return func(c *config) { c.userAgent = ua } }
+func WithUserAgent(ua string) Option { return func(s *wire.Settings) { s.UserAgent = ua } }
 
 // New returns a client for the Ollama server at baseURL. The address is
 // normalised: spaces and trailing slashes trimmed, "http://" added when it
 // has no scheme, and a trailing "/api" dropped.
 func New(baseURL string, opts ...Option) (*Client, error) {
-	root, err := wire.NormalizeBaseURL(baseURL, "/api", "http://localhost:11434")
+	w, err := wire.NewClient(baseURL, wire.Spec{Dialect: Dialect, APISuffix: "/api", Example: "http://localhost:11434", ParseError: parseError}, opts)
 	if err != nil {
 		return nil, err
 	}
-	cfg := config{http: &http.Client{}, userAgent: DefaultUserAgent, retry: llm.DefaultRetry()}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	if cfg.http == nil {
-		cfg.http = &http.Client{}
-	}
-	return &Client{w: wire.Client{
-		BaseURL:    root,
-		Dialect:    Dialect,
-		HTTP:       cfg.http,
-		Token:      cfg.token,
-		UserAgent:  cfg.userAgent,
-		Retry:      cfg.retry,
-		ParseError: parseError,
-	}}, nil
+	return &Client{w: w}, nil
 }
 
 // Dialect returns "ollama".
@@ -96,20 +74,12 @@ func parseError(body []byte) (wire.ServerError, bool) {
 // Chat starts a streamed chat completion on /api/chat.
 func (c *Client) Chat(ctx context.Context, req *llm.ChatRequest) (llm.Stream[llm.ChatChunk], error) {
 	call := &wire.Call{Method: http.MethodPost, Path: "/api/chat", Model: req.Model, Body: newChatRequest(req), Accept: "application/x-ndjson"}
-	resp, err := c.w.Open(ctx, call)
-	if err != nil {
-		return nil, err
-	}
-	return newChatStream(ctx, &c.w, call, resp.Body), nil
+	return wire.OpenStream(ctx, &c.w, call, newChatStream)
 }
 
 // Generate starts a streamed completion on /api/generate; with Suffix set
 // it is a fill-in-the-middle request.
 func (c *Client) Generate(ctx context.Context, req *llm.GenerateRequest) (llm.Stream[llm.GenerateChunk], error) {
 	call := &wire.Call{Method: http.MethodPost, Path: "/api/generate", Model: req.Model, Body: newGenerateRequest(req), Accept: "application/x-ndjson"}
-	resp, err := c.w.Open(ctx, call)
-	if err != nil {
-		return nil, err
-	}
-	return newGenerateStream(ctx, &c.w, call, resp.Body), nil
+	return wire.OpenStream(ctx, &c.w, call, newGenerateStream)
 }

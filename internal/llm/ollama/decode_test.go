@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"reflect"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/llm/internal/wire"
+	"github.com/olly-agent/olly/internal/llm/internal/wiretest"
 )
 
 func TestContextLengthFromModelInfo(t *testing.T) {
@@ -100,23 +100,8 @@ func FuzzFastChat(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
-		var fast chatChunk
-		if !fastChat(line, &fast) {
-			return
-		}
-		var slow chatChunk
-		if err := json.Unmarshal(line, &slow); err != nil {
-			t.Fatalf("fast path accepted %q; encoding/json: %v", line, err)
-		}
-		if !reflect.DeepEqual(fast, slow) {
-			t.Fatalf("fast path differs on %q:\nfast %+v\nslow %+v", line, fast, slow)
-		}
-		var fg, sg generateChunk
-		if fastGenerate(line, &fg) {
-			if err := json.Unmarshal(line, &sg); err != nil || !reflect.DeepEqual(fg, sg) {
-				t.Fatalf("generate fast path differs on %q: %v\nfast %+v\nslow %+v", line, err, fg, sg)
-			}
-		}
+		wiretest.SameAsJSON(t, line, fastChat)
+		wiretest.SameAsJSON(t, line, fastGenerate)
 	})
 }
 

@@ -22,195 +22,110 @@ var (
 
 func fastChat(line []byte, c *chatChunk) bool {
 	var s wire.Scanner
-	s.Reset(line)
-	if !s.Begin('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, done, ok := s.NextKey(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			return s.End()
+	return s.Document(line, func(key []byte) bool {
+		if string(key) == "message" {
+			return fastMessage(&s, c)
 		}
-		switch string(key) {
-		case "message":
-			ok = fastMessage(&s, c)
-		case "done":
-			c.Done, ok = s.Bool()
-		case "done_reason":
-			c.DoneReason, ok = s.String()
-		default:
-			ok = otherMember(&s, key, &c.metrics, chatKeys)
-		}
-		if !ok {
-			return false
-		}
-	}
+		return c.member(&s, key, chatKeys)
+	})
 }
 
 func fastGenerate(line []byte, c *generateChunk) bool {
 	var s wire.Scanner
-	s.Reset(line)
-	if !s.Begin('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, done, ok := s.NextKey(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			return s.End()
-		}
+	return s.Document(line, func(key []byte) (ok bool) {
 		switch string(key) {
 		case "response":
 			c.Response, ok = s.String()
 		case "thinking":
 			c.Thinking, ok = s.String()
-		case "done":
-			c.Done, ok = s.Bool()
-		case "done_reason":
-			c.DoneReason, ok = s.String()
 		default:
-			ok = otherMember(&s, key, &c.metrics, generateKeys)
+			ok = c.member(&s, key, generateKeys)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
 }
 
 func fastMessage(s *wire.Scanner, c *chatChunk) bool {
-	if !s.Begin('{') {
-		return false
-	}
 	seenCalls := false
-	for first := true; ; first = false {
-		key, done, ok := s.NextKey(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			return true
-		}
+	return s.Object(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "content":
 			c.Message.Content, ok = s.String()
 		case "thinking":
 			c.Message.Thinking, ok = s.String()
 		case "tool_calls":
-			ok = fastToolCalls(s, c, &seenCalls)
+			// A second tool_calls key is left to encoding/json, which
+			// merges it into the first.
+			ok = !seenCalls && fastToolCalls(s, c)
+			seenCalls = true
 		default:
-			ok = !wire.FoldsTo(key, messageKeys...) && s.Skip()
+			ok = s.SkipOther(key, messageKeys...)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
 }
 
-// otherMember reads a metric or skips a member olly does not use. A key
+// member reads a status member or skips one olly does not use. A key
 // that matches a known field only when case is ignored is handed over.
-func otherMember(s *wire.Scanner, key []byte, m *metrics, known []string) bool {
-	var dst *int64
-	var count *int
+func (st *status) member(s *wire.Scanner, key []byte, known []string) (ok bool) {
 	switch string(key) {
+	case "done":
+		st.Done, ok = s.Bool()
+	case "done_reason":
+		st.DoneReason, ok = s.String()
 	case "total_duration":
-		dst = &m.TotalDuration
+		st.TotalDuration, ok = s.Int()
 	case "load_duration":
-		dst = &m.LoadDuration
+		st.LoadDuration, ok = s.Int()
 	case "prompt_eval_duration":
-		dst = &m.PromptEvalDuration
+		st.PromptEvalDuration, ok = s.Int()
 	case "eval_duration":
-		dst = &m.EvalDuration
+		st.EvalDuration, ok = s.Int()
 	case "prompt_eval_count":
-		count = &m.PromptEvalCount
+		ok = s.IntTo(&st.PromptEvalCount)
 	case "eval_count":
-		count = &m.EvalCount
+		ok = s.IntTo(&st.EvalCount)
 	default:
-		return !wire.FoldsTo(key, known...) && !wire.FoldsTo(key, metricKeys...) && s.Skip()
-	}
-	n, ok := s.Int()
-	if dst != nil {
-		*dst = n
-	} else {
-		*count = int(n)
+		ok = !wire.FoldsTo(key, known...) && s.SkipOther(key, metricKeys...)
 	}
 	return ok
 }
 
 // fastToolCalls reads the tool-call array with the scanner too: a call
 // that writes a file is tens of MB, and encoding/json would pass over it
-// three times. A second tool_calls key is left to encoding/json, which
-// merges it into the first.
-func fastToolCalls(s *wire.Scanner, c *chatChunk, seen *bool) bool {
-	if *seen || !s.Begin('[') {
+// three times. Ollama sends each call whole, its arguments an object; the
+// OpenAI dialect's fragments of argument text are read differently.
+func fastToolCalls(s *wire.Scanner, c *chatChunk) bool {
+	calls := []toolCall{}
+	if !s.Array(func() bool {
+		calls = append(calls, toolCall{})
+		return fastToolCall(s, &calls[len(calls)-1])
+	}) {
 		return false
 	}
-	*seen = true
-	calls := []toolCall{}
-	for first := true; ; first = false {
-		done, ok := s.NextElem(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			c.Message.ToolCalls = calls
-			return true
-		}
-		var tc toolCall
-		if !fastToolCall(s, &tc) {
-			return false
-		}
-		calls = append(calls, tc)
-	}
+	c.Message.ToolCalls = calls
+	return true
 }
 
 func fastToolCall(s *wire.Scanner, tc *toolCall) bool {
-	if !s.Begin('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, done, ok := s.NextKey(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			return true
-		}
+	return s.Object(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "id":
 			tc.ID, ok = s.String()
 		case "function":
 			ok = fastFunction(s, &tc.Function)
 		default:
-			ok = !wire.FoldsTo(key, "id", "function") && s.Skip()
+			ok = s.SkipOther(key, "id", "function")
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
 }
 
 func fastFunction(s *wire.Scanner, f *toolFunction) bool {
-	if !s.Begin('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, done, ok := s.NextKey(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			return true
-		}
+	return s.Object(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "index":
-			var n int64
-			n, ok = s.Int()
-			f.Index = int(n)
+			ok = s.IntTo(&f.Index)
 		case "name":
 			f.Name, ok = s.String()
 		case "arguments":
@@ -218,10 +133,8 @@ func fastFunction(s *wire.Scanner, f *toolFunction) bool {
 			raw, ok = s.Raw()
 			f.Arguments = append(json.RawMessage(nil), raw...)
 		default:
-			ok = !wire.FoldsTo(key, "index", "name", "arguments") && s.Skip()
+			ok = s.SkipOther(key, "index", "name", "arguments")
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
 }

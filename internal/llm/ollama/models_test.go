@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/internal/wiretest"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
 	"github.com/olly-agent/olly/internal/llm/ollama"
 )
@@ -75,28 +76,22 @@ func TestShowModelCapabilitiesAndContextLength(t *testing.T) {
 }
 
 func TestShowUnknownModel(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	c, sleeps := newClient(t, srv)
 	_, err := c.ShowModel(context.Background(), "nope:1b")
-	e := asError(t, err, llm.KindModelNotFound)
+	e := wiretest.AsError(t, err, llm.KindModelNotFound)
 	if e.Model != "nope:1b" || !strings.Contains(err.Error(), "ollama pull nope:1b") || len(sleeps.Waits()) != 0 {
 		t.Errorf("error %v, waits %v", err, sleeps.Waits())
 	}
 }
 
 func TestRunningModels(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	srv.AddModel("idle:1b")
 	srv.AddModel("loaded:3b", llmtest.Running(), llmtest.Family("llama"))
 	srv.Enqueue(llmtest.Reply(llmtest.Text("hi")))
 	c, _ := newClient(t, srv)
-	s, err := c.Chat(context.Background(), &llm.ChatRequest{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}, Options: llm.Options{NumCtx: llm.Ptr(16384)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := drain(t, s); err != nil {
-		t.Fatal(err)
-	}
+	wiretest.Chat(t, c, &llm.ChatRequest{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: "x"}}, Options: llm.Options{NumCtx: llm.Ptr(16384)}})
 	got, err := c.RunningModels(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +106,7 @@ func TestRunningModels(t *testing.T) {
 }
 
 func TestEmbed(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	srv.AddModel("nomic-embed-text:latest", llmtest.Caps("embedding"))
 	embed := llmtest.HashEmbedder(16)
 	srv.SetEmbedder(embed)
@@ -138,21 +133,21 @@ func TestEmbed(t *testing.T) {
 }
 
 func TestEmbedFailures(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	srv.SetEmbedder(llmtest.HashEmbedder(4))
 	srv.EnqueueFor("/api/embed", llmtest.Status(500, "out of memory"), llmtest.Status(500, "out of memory"), llmtest.Status(500, "out of memory"), llmtest.Status(500, "out of memory"))
 	c, sleeps := newClient(t, srv)
 	_, err := c.Embed(context.Background(), &llm.EmbedRequest{Model: model, Input: []string{"x"}})
-	asError(t, err, llm.KindServer)
+	wiretest.AsError(t, err, llm.KindServer)
 	if len(sleeps.Waits()) != 3 {
 		t.Errorf("waits %v", sleeps.Waits())
 	}
 	_, err = c.Embed(context.Background(), &llm.EmbedRequest{Model: "missing", Input: []string{"x"}})
-	asError(t, err, llm.KindModelNotFound)
+	wiretest.AsError(t, err, llm.KindModelNotFound)
 }
 
 func TestVersionAndRetriedGet(t *testing.T) {
-	srv := newServer(t, llmtest.WithVersion("0.13.0"))
+	srv := wiretest.NewServer(t, llmtest.WithVersion("0.13.0"))
 	srv.EnqueueFor("/api/version", llmtest.Disconnect(), llmtest.Status(502, "bad gateway"))
 	c, sleeps := newClient(t, srv)
 	v, err := c.Version(context.Background())
@@ -165,11 +160,11 @@ func TestVersionAndRetriedGet(t *testing.T) {
 }
 
 func TestMalformedJSONResponse(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	srv.EnqueueFor("/api/tags", llmtest.Reply(llmtest.MalformedLine(`{"models":[{"name":`)))
 	c, sleeps := newClient(t, srv)
 	_, err := c.ListModels(context.Background())
-	e := asError(t, err, llm.KindMalformedStream)
+	e := wiretest.AsError(t, err, llm.KindMalformedStream)
 	if e.Line != `{"models":[{"name":` || len(sleeps.Waits()) != 0 || e.Op != "GET /api/tags" {
 		t.Errorf("error %+v, waits %v", e, sleeps.Waits())
 	}
@@ -215,7 +210,7 @@ func TestNewNormalisesTheBaseURL(t *testing.T) {
 }
 
 func TestTokenAndUserAgent(t *testing.T) {
-	srv := newServer(t, llmtest.WithToken("s3cret"))
+	srv := wiretest.NewServer(t, llmtest.WithToken("s3cret"))
 	good, _ := newClient(t, srv, ollama.WithToken("s3cret"), ollama.WithUserAgent("olly-test/1"), ollama.WithHTTPClient(srv.Client()))
 	if _, err := good.ListModels(context.Background()); err != nil {
 		t.Fatal(err)
@@ -226,7 +221,7 @@ func TestTokenAndUserAgent(t *testing.T) {
 	}
 	bad, sleeps := newClient(t, srv)
 	_, err := bad.ListModels(context.Background())
-	e := asError(t, err, llm.KindAuth)
+	e := wiretest.AsError(t, err, llm.KindAuth)
 	if e.StatusCode != 401 || len(sleeps.Waits()) != 0 || !strings.Contains(err.Error(), "OLLY_API_KEY") {
 		t.Errorf("error %v, waits %v", err, sleeps.Waits())
 	}
@@ -235,13 +230,13 @@ func TestTokenAndUserAgent(t *testing.T) {
 func TestLoadRequest(t *testing.T) {
 	// A chat without messages only loads the model; Ollama answers with
 	// done_reason "load" and the client passes it on.
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	c, _ := newClient(t, srv)
 	s, err := c.Chat(context.Background(), &llm.ChatRequest{Model: model, KeepAlive: "30m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	chunks, err := drain(t, s)
+	chunks, err := wiretest.Drain(t, s)
 	if err != nil || len(chunks) != 1 || chunks[0].DoneReason != llm.DoneLoad {
 		t.Errorf("chunks %+v, %v", chunks, err)
 	}

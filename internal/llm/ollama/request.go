@@ -11,9 +11,26 @@ import (
 
 // chatRequest is the body of POST /api/chat.
 type chatRequest struct {
-	Model     string          `json:"model"`
-	Messages  []message       `json:"messages"`
-	Tools     []tool          `json:"tools,omitempty"`
+	Model    string      `json:"model"`
+	Messages []message   `json:"messages"`
+	Tools    []wire.Tool `json:"tools,omitempty"`
+	generation
+}
+
+// generateRequest is the body of POST /api/generate.
+type generateRequest struct {
+	Model  string   `json:"model"`
+	Prompt string   `json:"prompt"`
+	Suffix string   `json:"suffix,omitempty"`
+	System string   `json:"system,omitempty"`
+	Raw    bool     `json:"raw,omitempty"`
+	Images [][]byte `json:"images,omitempty"`
+	generation
+}
+
+// generation is how chat and generate bodies both end: the settings of the
+// generation, in the same order on both.
+type generation struct {
 	Think     json.RawMessage `json:"think,omitempty"`
 	Format    json.RawMessage `json:"format,omitempty"`
 	Options   *llm.Options    `json:"options,omitempty"`
@@ -21,19 +38,14 @@ type chatRequest struct {
 	Stream    bool            `json:"stream"`
 }
 
-// generateRequest is the body of POST /api/generate.
-type generateRequest struct {
-	Model     string          `json:"model"`
-	Prompt    string          `json:"prompt"`
-	Suffix    string          `json:"suffix,omitempty"`
-	System    string          `json:"system,omitempty"`
-	Raw       bool            `json:"raw,omitempty"`
-	Images    [][]byte        `json:"images,omitempty"`
-	Think     json.RawMessage `json:"think,omitempty"`
-	Format    json.RawMessage `json:"format,omitempty"`
-	Options   *llm.Options    `json:"options,omitempty"`
-	KeepAlive json.RawMessage `json:"keep_alive,omitempty"`
-	Stream    bool            `json:"stream"`
+func newGeneration(t *llm.Think, format json.RawMessage, o llm.Options, alive string) generation {
+	return generation{
+		Think:     think(t),
+		Format:    wire.NormalizeFormat(format),
+		Options:   options(o),
+		KeepAlive: keepAlive(alive),
+		Stream:    true,
+	}
 }
 
 // message is Ollama's chat message. Images are []byte, which encoding/json
@@ -61,51 +73,28 @@ type toolFunction struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-type tool struct {
-	Type     string  `json:"type"`
-	Function toolDef `json:"function"`
-}
-
-type toolDef struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
 func newChatRequest(r *llm.ChatRequest) *chatRequest {
 	out := &chatRequest{
-		Model:     r.Model,
-		Messages:  make([]message, len(r.Messages)),
-		Think:     think(r.Think),
-		Format:    wire.NormalizeFormat(r.Format),
-		Options:   options(r.Options),
-		KeepAlive: keepAlive(r.KeepAlive),
-		Stream:    true,
+		Model:      r.Model,
+		Messages:   make([]message, len(r.Messages)),
+		Tools:      wire.Tools(r.Tools),
+		generation: newGeneration(r.Think, r.Format, r.Options, r.KeepAlive),
 	}
 	for i, m := range r.Messages {
 		out.Messages[i] = newMessage(m)
-	}
-	for _, t := range r.Tools {
-		out.Tools = append(out.Tools, tool{Type: "function", Function: toolDef{
-			Name: t.Name, Description: t.Description, Parameters: wire.Schema(t.Parameters),
-		}})
 	}
 	return out
 }
 
 func newGenerateRequest(r *llm.GenerateRequest) *generateRequest {
 	return &generateRequest{
-		Model:     r.Model,
-		Prompt:    r.Prompt,
-		Suffix:    r.Suffix,
-		System:    r.System,
-		Raw:       r.Raw,
-		Images:    r.Images,
-		Think:     think(r.Think),
-		Format:    wire.NormalizeFormat(r.Format),
-		Options:   options(r.Options),
-		KeepAlive: keepAlive(r.KeepAlive),
-		Stream:    true,
+		Model:      r.Model,
+		Prompt:     r.Prompt,
+		Suffix:     r.Suffix,
+		System:     r.System,
+		Raw:        r.Raw,
+		Images:     r.Images,
+		generation: newGeneration(r.Think, r.Format, r.Options, r.KeepAlive),
 	}
 }
 

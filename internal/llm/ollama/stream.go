@@ -20,16 +20,19 @@ type chatChunk struct {
 		Thinking  string     `json:"thinking"`
 		ToolCalls []toolCall `json:"tool_calls"`
 	} `json:"message"`
-	Done       bool    `json:"done"`
-	DoneReason string  `json:"done_reason"`
-	Error      *string `json:"error"`
-	metrics
+	status
 }
 
 // generateChunk is one line of a streamed /api/generate response.
 type generateChunk struct {
-	Response   string  `json:"response"`
-	Thinking   string  `json:"thinking"`
+	Response string `json:"response"`
+	Thinking string `json:"thinking"`
+	status
+}
+
+// status is what chat and generate lines both carry besides their text:
+// the end of the stream with its reason and counts, or an error.
+type status struct {
 	Done       bool    `json:"done"`
 	DoneReason string  `json:"done_reason"`
 	Error      *string `json:"error"`
@@ -115,46 +118,66 @@ func unmarshalLine(b *wire.Body, line []byte, v any) error {
 	return nil
 }
 
+// decodeLine finishes decoding line into c: where the fast path handed
+// over (decoded is false), encoding/json decodes it.
+func decodeLine[T any](b *wire.Body, line []byte, c *T, decoded bool) error {
+	if decoded {
+		return nil
+	}
+	// A separate value: encoding/json makes what it decodes into escape,
+	// which c, on the caller's stack, must not.
+	slow := new(T)
+	if err := unmarshalLine(b, line, slow); err != nil {
+		return err
+	}
+	*c = *slow
+	return nil
+}
+
+// failure is the error the server sent in place of a chunk, or nil.
+func (st *status) failure(b *wire.Body) error {
+	if st.Error == nil {
+		return nil
+	}
+	return b.ServerFailure(wire.ServerError{Message: *st.Error})
+}
+
+// final returns the final chunk's reason and counts; none before it.
+func (st *status) final() (string, *llm.Metrics) {
+	if !st.Done {
+		return "", nil
+	}
+	return st.DoneReason, st.neutral()
+}
+
 func decodeChat(b *wire.Body, line []byte) (llm.ChatChunk, bool, error) {
 	var c chatChunk
-	if !fastChat(line, &c) {
-		slow := new(chatChunk)
-		if err := unmarshalLine(b, line, slow); err != nil {
-			return llm.ChatChunk{}, false, err
-		}
-		c = *slow
+	err := decodeLine(b, line, &c, fastChat(line, &c))
+	if err == nil {
+		err = c.failure(b)
 	}
-	if c.Error != nil {
-		return llm.ChatChunk{}, false, b.ServerFailure(wire.ServerError{Message: *c.Error})
+	if err != nil {
+		return llm.ChatChunk{}, false, err
 	}
 	out := llm.ChatChunk{Content: c.Message.Content, Thinking: c.Message.Thinking, Done: c.Done}
 	for _, tc := range c.Message.ToolCalls {
 		out.ToolCalls = append(out.ToolCalls, neutralCall(tc))
 	}
-	if c.Done {
-		out.DoneReason = c.DoneReason
-		out.Metrics = c.neutral()
-	}
+	out.DoneReason, out.Metrics = c.final()
 	return out, c.Done, nil
 }
 
 func decodeGenerate(b *wire.Body, line []byte) (llm.GenerateChunk, bool, error) {
 	var c generateChunk
-	if !fastGenerate(line, &c) {
-		slow := new(generateChunk)
-		if err := unmarshalLine(b, line, slow); err != nil {
-			return llm.GenerateChunk{}, false, err
-		}
-		c = *slow
+	err := decodeLine(b, line, &c, fastGenerate(line, &c))
+	if err == nil {
+		err = c.failure(b)
 	}
-	if c.Error != nil {
-		return llm.GenerateChunk{}, false, b.ServerFailure(wire.ServerError{Message: *c.Error})
+	if err != nil {
+		return llm.GenerateChunk{}, false, err
 	}
 	out := llm.GenerateChunk{Response: c.Response, Thinking: c.Thinking, Done: c.Done}
-	if c.Done {
-		out.DoneReason = c.DoneReason
-		out.Metrics = c.neutral()
-	}
+	out.DoneReason, out.Metrics = c.final()
 	return out, c.Done, nil
 }
 

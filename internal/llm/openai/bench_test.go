@@ -2,13 +2,11 @@ package openai_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/internal/wiretest"
 	"github.com/olly-agent/olly/internal/llm/openai"
 )
 
@@ -36,44 +34,14 @@ func sseStream(size int, delta func(i int) benchDelta) []byte {
 	return b.Bytes()
 }
 
-var tokens = []string{"func", " main", "()", " {\n", "\t", "fmt", ".", "Println", "(\"", "héllo", "\")", "\n}", " <", "T", ">", " &&", " x", " :=", " 42", "\n"}
-
 func benchSSE(b *testing.B, body []byte) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write(body)
-	}))
-	b.Cleanup(srv.Close)
-	c, err := openai.New(srv.URL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	req := &llm.ChatRequest{Model: "qwen3:8b", Messages: []llm.Message{{Role: llm.RoleUser, Content: "go"}}}
-	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	for b.Loop() {
-		s, err := c.Chat(context.Background(), req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n := 0
-		for {
-			ch, err := s.Recv()
-			if err != nil {
-				break
-			}
-			n += len(ch.Content) + len(ch.Thinking) + len(ch.ToolCalls)
-		}
-		if n == 0 {
-			b.Fatal("nothing decoded")
-		}
-		_ = s.Close()
-	}
+	wiretest.BenchChat(b, "text/event-stream", body, func(url string) (llm.Provider, error) { return openai.New(url) })
 }
 
 // BenchmarkChatStreamSSE decodes a 50 MB token-by-token SSE stream through
 // the client over real HTTP.
 func BenchmarkChatStreamSSE(b *testing.B) {
+	tokens := wiretest.Tokens()
 	benchSSE(b, sseStream(50<<20, func(i int) benchDelta { return benchDelta{"content": tokens[i%len(tokens)]} }))
 }
 
@@ -81,6 +49,7 @@ func BenchmarkChatStreamSSE(b *testing.B) {
 // fragments of one tool call (a file being written), assembled into one
 // call.
 func BenchmarkChatStreamSSEToolCall(b *testing.B) {
+	tokens := wiretest.Tokens()
 	benchSSE(b, sseStream(50<<20, func(i int) benchDelta {
 		call := map[string]any{"index": 0, "function": map[string]string{"arguments": tokens[i%len(tokens)]}}
 		if i == 0 {

@@ -9,12 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/internal/wiretest"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
 )
-
-func chatReq(m string) *llm.ChatRequest {
-	return &llm.ChatRequest{Model: m, Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}
-}
 
 func TestChatAssemblesToolCallsAndReasoning(t *testing.T) {
 	longArgs := `{"path":"main.go","content":"package main\n\nfunc main() {\n\tprintln(\"héllo, wörld\")\n}\n"}`
@@ -27,7 +24,7 @@ func TestChatAssemblesToolCallsAndReasoning(t *testing.T) {
 		{name: "CRLF framing", opts: []llmtest.Option{llmtest.WithCRLF()}},
 	} {
 		t.Run(flavor.name, func(t *testing.T) {
-			srv := newServer(t, flavor.opts...)
+			srv := wiretest.NewServer(t, flavor.opts...)
 			srv.Enqueue(llmtest.Reply(
 				llmtest.Thinking("plan: "), llmtest.Thinking("write"),
 				llmtest.Text("Writing "), llmtest.Text("it."),
@@ -36,14 +33,7 @@ func TestChatAssemblesToolCallsAndReasoning(t *testing.T) {
 				llmtest.Usage(120, 35),
 			))
 			c, _ := newClient(t, srv)
-			s, err := c.Chat(context.Background(), chatReq(model))
-			if err != nil {
-				t.Fatal(err)
-			}
-			chunks, err := drain(t, s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			chunks := wiretest.Chat(t, c, wiretest.ChatReq(model))
 			var content, thinking string
 			var calls []llm.ToolCall
 			callChunks := 0
@@ -90,17 +80,10 @@ func TestChatDoneReasonsAndMalformedArguments(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := newServer(t)
+			srv := wiretest.NewServer(t)
 			srv.Enqueue(llmtest.Reply(tc.parts...))
 			c, _ := newClient(t, srv)
-			s, err := c.Chat(context.Background(), chatReq(model))
-			if err != nil {
-				t.Fatal(err)
-			}
-			chunks, err := drain(t, s)
-			if err != nil {
-				t.Fatal(err)
-			}
+			chunks := wiretest.Chat(t, c, wiretest.ChatReq(model))
 			last := chunks[len(chunks)-1]
 			if last.DoneReason != tc.reason {
 				t.Errorf("DoneReason %q, want %q", last.DoneReason, tc.reason)
@@ -121,7 +104,7 @@ func TestChatDoneReasonsAndMalformedArguments(t *testing.T) {
 }
 
 func TestChatSendsTheWholeRequest(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	srv.Enqueue(llmtest.Reply(llmtest.Text("ok")))
 	c, _ := newClient(t, srv)
 	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
@@ -145,13 +128,7 @@ func TestChatSendsTheWholeRequest(t *testing.T) {
 		},
 		Format: json.RawMessage(`"json"`),
 	}
-	s, err := c.Chat(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := drain(t, s); err != nil {
-		t.Fatal(err)
-	}
+	wiretest.Chat(t, c, req)
 	got := srv.LastRequest("/v1/chat/completions")
 	wantMsgs := []llm.Message{
 		req.Messages[0], req.Messages[1],
@@ -203,55 +180,20 @@ func TestChatSendsTheWholeRequest(t *testing.T) {
 }
 
 func TestChatMapsThinkAndFormat(t *testing.T) {
-	cases := []struct {
-		name   string
-		think  *llm.Think
-		format string
-		want   map[string]string
-	}{
-		{name: "nothing set", want: map[string]string{"reasoning_effort": "", "chat_template_kwargs": "", "response_format": ""}},
-		{name: "level", think: &llm.Think{Enabled: true, Level: "high"}, want: map[string]string{"reasoning_effort": `"high"`, "chat_template_kwargs": ""}},
-		{name: "on", think: &llm.Think{Enabled: true}, want: map[string]string{"chat_template_kwargs": `{"enable_thinking":true}`}},
-		{name: "schema", format: `{"type":"object"}`, want: map[string]string{"response_format": `{"json_schema":{"name":"response","schema":{"type":"object"}},"type":"json_schema"}`}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			srv := newServer(t)
-			srv.Enqueue(llmtest.Reply(llmtest.Text("ok")))
-			c, _ := newClient(t, srv)
-			req := chatReq(model)
-			req.Think = tc.think
-			if tc.format != "" {
-				req.Format = json.RawMessage(tc.format)
-			}
-			s, err := c.Chat(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, _ = drain(t, s)
-			got := srv.LastRequest("/v1/chat/completions").Fields
-			for field, want := range tc.want {
-				if string(got[field]) != want {
-					t.Errorf("%s = %s, want %s", field, got[field], want)
-				}
-			}
-		})
-	}
+	wiretest.RequestFields(t, dialect(), []wiretest.FieldCase{
+		{Name: "nothing set", Want: map[string]string{"reasoning_effort": "", "chat_template_kwargs": "", "response_format": ""}},
+		{Name: "level", Think: &llm.Think{Enabled: true, Level: "high"}, Want: map[string]string{"reasoning_effort": `"high"`, "chat_template_kwargs": ""}},
+		{Name: "on", Think: &llm.Think{Enabled: true}, Want: map[string]string{"chat_template_kwargs": `{"enable_thinking":true}`}},
+		{Name: "schema", Format: `{"type":"object"}`, Want: map[string]string{"response_format": `{"json_schema":{"name":"response","schema":{"type":"object"}},"type":"json_schema"}`}},
+	})
 }
 
 func TestGenerateUsesCompletions(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	srv.Enqueue(llmtest.Reply(llmtest.Text("return "), llmtest.Text("a + b"), llmtest.Usage(30, 4)))
 	c, _ := newClient(t, srv)
 	req := &llm.GenerateRequest{Model: model, Prompt: "func add(a, b int) int {\n\t", Suffix: "\n}", Raw: true, Options: llm.Options{NumPredict: llm.Ptr(-1), Temperature: llm.Ptr(0.0)}}
-	s, err := c.Generate(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunks, err := drain(t, s)
-	if err != nil {
-		t.Fatal(err)
-	}
+	chunks := wiretest.Generate(t, c, req)
 	var text string
 	for _, ch := range chunks {
 		text += ch.Response

@@ -20,7 +20,7 @@ import (
 const Dialect = "openai"
 
 // DefaultUserAgent is sent unless WithUserAgent says otherwise.
-const DefaultUserAgent = "olly"
+const DefaultUserAgent = wire.DefaultUserAgent
 
 // Client talks to one OpenAI-compatible server. It is safe for concurrent
 // use.
@@ -31,53 +31,31 @@ type Client struct {
 var _ llm.Provider = (*Client)(nil)
 
 // Option configures a Client.
-type Option func(*config)
-
-type config struct {
-	http      *http.Client
-	apiKey    string
-	userAgent string
-	retry     llm.RetryPolicy
-}
+type Option func(*wire.Settings)
 
 // WithHTTPClient sets the HTTP client. The default has no overall timeout,
 // because a streamed answer may legitimately take many minutes; cancel the
 // context instead.
-func WithHTTPClient(hc *http.Client) Option { return func(c *config) { c.http = hc } }
+func WithHTTPClient(hc *http.Client) Option { return func(s *wire.Settings) { s.HTTP = hc } }
 
 // WithAPIKey sends "Authorization: Bearer key" on every request.
-func WithAPIKey(key string) Option { return func(c *config) { c.apiKey = key } }
+func WithAPIKey(key string) Option { return func(s *wire.Settings) { s.Token = key } }
 
 // WithRetry replaces the retry policy (default llm.DefaultRetry()).
-func WithRetry(p llm.RetryPolicy) Option { return func(c *config) { c.retry = p } }
+func WithRetry(p llm.RetryPolicy) Option { return func(s *wire.Settings) { s.Retry = p } }
 
 // WithUserAgent sets the User-Agent header.
-func WithUserAgent(ua string) Option { return func(c *config) { c.userAgent = ua } }
+func WithUserAgent(ua string) Option { return func(s *wire.Settings) { s.UserAgent = ua } }
 
 // New returns a client for the server at baseURL, given with or without
 // its "/v1" suffix ("http://localhost:8080" and "http://localhost:8080/v1"
 // are the same server).
 func New(baseURL string, opts ...Option) (*Client, error) {
-	root, err := wire.NormalizeBaseURL(baseURL, "/v1", "http://localhost:8080/v1")
+	w, err := wire.NewClient(baseURL, wire.Spec{Dialect: Dialect, APISuffix: "/v1", Example: "http://localhost:8080/v1", ParseError: parseError}, opts)
 	if err != nil {
 		return nil, err
 	}
-	cfg := config{http: &http.Client{}, userAgent: DefaultUserAgent, retry: llm.DefaultRetry()}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	if cfg.http == nil {
-		cfg.http = &http.Client{}
-	}
-	return &Client{w: wire.Client{
-		BaseURL:    root,
-		Dialect:    Dialect,
-		HTTP:       cfg.http,
-		Token:      cfg.apiKey,
-		UserAgent:  cfg.userAgent,
-		Retry:      cfg.retry,
-		ParseError: parseError,
-	}}, nil
+	return &Client{w: w}, nil
 }
 
 // Dialect returns "openai".
@@ -152,11 +130,7 @@ func codeText(raw json.RawMessage) string {
 // Chat starts a streamed chat completion on /v1/chat/completions.
 func (c *Client) Chat(ctx context.Context, req *llm.ChatRequest) (llm.Stream[llm.ChatChunk], error) {
 	call := &wire.Call{Method: http.MethodPost, Path: "/v1/chat/completions", Model: req.Model, Body: newChatRequest(req), Accept: "text/event-stream"}
-	resp, err := c.w.Open(ctx, call)
-	if err != nil {
-		return nil, err
-	}
-	return newChatStream(ctx, &c.w, call, resp.Body), nil
+	return wire.OpenStream(ctx, &c.w, call, newChatStream)
 }
 
 // Generate starts a streamed completion on /v1/completions, with suffix for
@@ -172,11 +146,7 @@ func (c *Client) Generate(ctx context.Context, req *llm.GenerateRequest) (llm.St
 		return nil, c.w.Err(call, llm.KindUnsupported, 0, "/v1/completions takes no images; use Chat", nil)
 	}
 	call.Body = newCompletionRequest(req)
-	resp, err := c.w.Open(ctx, call)
-	if err != nil {
-		return nil, err
-	}
-	return newCompletionStream(ctx, &c.w, call, resp.Body), nil
+	return wire.OpenStream(ctx, &c.w, call, newCompletionStream)
 }
 
 // RunningModels is not part of the dialect.

@@ -6,35 +6,18 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/llm/internal/wire"
+	"github.com/olly-agent/olly/internal/llm/internal/wiretest"
 )
 
 func chatStreamOf(body string) llm.Stream[llm.ChatChunk] {
 	w := &wire.Client{BaseURL: "http://x", Dialect: Dialect}
 	return newChatStream(context.Background(), w, &wire.Call{Method: "POST", Path: "/v1/chat/completions"}, io.NopCloser(bytes.NewReader([]byte(body))))
-}
-
-func collect(t *testing.T, s llm.Stream[llm.ChatChunk]) ([]llm.ChatChunk, error) {
-	t.Helper()
-	var out []llm.ChatChunk
-	for i := 0; i < 10000; i++ {
-		c, err := s.Recv()
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
-		out = append(out, c)
-	}
-	t.Fatal("stream never ended")
-	return nil, nil
 }
 
 func TestToolCallAssemblyVariants(t *testing.T) {
@@ -81,7 +64,7 @@ func TestToolCallAssemblyVariants(t *testing.T) {
 				body += "data: " + e + "\n\n"
 			}
 			body += "data: [DONE]\n\n"
-			chunks, err := collect(t, chatStreamOf(body))
+			chunks, err := wiretest.Drain(t, chatStreamOf(body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -102,7 +85,7 @@ func TestReasoningAndTimings(t *testing.T) {
 		`data: {"choices":[{"index":0,"delta":{"content":"ok"},"finish_reason":"stop"}],"timings":{"prompt_n":10,"prompt_ms":12.5,"predicted_n":3,"predicted_ms":40}}` + "\n\n" +
 		`data: {"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":3,"total_tokens":13}}` + "\n\n" +
 		"data: [DONE]\n\n"
-	chunks, err := collect(t, chatStreamOf(body))
+	chunks, err := wiretest.Drain(t, chatStreamOf(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,17 +117,7 @@ func FuzzFastChunk(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var fast chunk
-		if !fastChunk(data, &fast) {
-			return
-		}
-		var slow chunk
-		if err := json.Unmarshal(data, &slow); err != nil {
-			t.Fatalf("fast path accepted %q; encoding/json: %v", data, err)
-		}
-		if !reflect.DeepEqual(fast, slow) {
-			t.Fatalf("fast path differs on %q:\nfast %+v\nslow %+v", data, fast, slow)
-		}
+		wiretest.SameAsJSON(t, data, fastChunk)
 	})
 }
 

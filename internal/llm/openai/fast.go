@@ -21,19 +21,8 @@ var (
 
 func fastChunk(data []byte, c *chunk) bool {
 	var s wire.Scanner
-	s.Reset(data)
-	if !s.Begin('{') {
-		return false
-	}
 	seenChoices := false
-	for first := true; ; first = false {
-		key, done, ok := s.NextKey(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			return s.End()
-		}
+	return s.Document(data, func(key []byte) (ok bool) {
 		switch string(key) {
 		case "choices":
 			ok = !seenChoices && fastChoices(&s, c)
@@ -45,12 +34,10 @@ func fastChunk(data []byte, c *chunk) bool {
 		case "message":
 			c.Message, ok = s.String()
 		default:
-			ok = !wire.FoldsTo(key, chunkKeys...) && s.Skip()
+			ok = s.SkipOther(key, chunkKeys...)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
 }
 
 func fastChoices(s *wire.Scanner, c *chunk) bool {
@@ -58,47 +45,23 @@ func fastChoices(s *wire.Scanner, c *chunk) bool {
 		c.Choices = nil
 		return true
 	}
-	if !s.Begin('[') {
-		return false
-	}
 	// Reuse the slice of the previous event (the stream passes the same
 	// chunk each time); encoding/json makes [] a non-nil empty slice.
 	c.Choices = c.Choices[:0]
 	if c.Choices == nil {
 		c.Choices = make([]choice, 0, 1)
 	}
-	for first := true; ; first = false {
-		done, ok := s.NextElem(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			return true
-		}
+	return s.Array(func() bool {
 		c.Choices = append(c.Choices, choice{})
-		if !fastChoice(s, &c.Choices[len(c.Choices)-1]) {
-			return false
-		}
-	}
+		return fastChoice(s, &c.Choices[len(c.Choices)-1])
+	})
 }
 
 func fastChoice(s *wire.Scanner, ch *choice) bool {
-	if !s.Begin('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, done, ok := s.NextKey(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			return true
-		}
+	return s.Object(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "index":
-			var n int64
-			n, ok = s.Int()
-			ch.Index = int(n)
+			ok = s.IntTo(&ch.Index)
 		case "delta":
 			ok = fastDelta(s, &ch.Delta)
 		case "text":
@@ -106,33 +69,21 @@ func fastChoice(s *wire.Scanner, ch *choice) bool {
 		case "finish_reason":
 			if s.Null() {
 				ch.FinishReason = nil
-				break
+				return true
 			}
 			var r string
 			r, ok = s.String()
 			ch.FinishReason = &r
 		default:
-			ok = !wire.FoldsTo(key, choiceKeys...) && s.Skip()
+			ok = s.SkipOther(key, choiceKeys...)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
 }
 
 func fastDelta(s *wire.Scanner, d *delta) bool {
-	if !s.Begin('{') {
-		return false
-	}
 	seenCalls := false
-	for first := true; ; first = false {
-		key, done, ok := s.NextKey(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			return true
-		}
+	return s.Object(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "content":
 			ok = optString(s, &d.Content)
@@ -144,12 +95,10 @@ func fastDelta(s *wire.Scanner, d *delta) bool {
 			ok = !seenCalls && fastToolCalls(s, d)
 			seenCalls = true
 		default:
-			ok = !wire.FoldsTo(key, deltaKeys...) && s.Skip()
+			ok = s.SkipOther(key, deltaKeys...)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
 }
 
 // optString reads a string, or null, which leaves *dst as it is (as
@@ -169,86 +118,53 @@ func optString(s *wire.Scanner, dst *string) bool {
 // tool call arrives as thousands of argument fragments, so these are as
 // hot as content deltas. The arguments keep their JSON form (a string with
 // its quotes) and alias data, which stays valid until the next event; the
-// stream copies them when it appends them to the call.
+// stream copies them when it appends them to the call. (Ollama's whole
+// calls with object arguments are read by its own decoder.)
 func fastToolCalls(s *wire.Scanner, d *delta) bool {
-	if !s.Begin('[') {
+	calls := make([]toolCallDelta, 0, 1)
+	if !s.Array(func() bool {
+		calls = append(calls, toolCallDelta{})
+		return fastToolCallDelta(s, &calls[len(calls)-1])
+	}) {
 		return false
 	}
-	calls := make([]toolCallDelta, 0, 1)
-	for first := true; ; first = false {
-		done, ok := s.NextElem(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			d.ToolCalls = calls
-			return true
-		}
-		calls = append(calls, toolCallDelta{})
-		if !fastToolCallDelta(s, &calls[len(calls)-1]) {
-			return false
-		}
-	}
+	d.ToolCalls = calls
+	return true
 }
 
 func fastToolCallDelta(s *wire.Scanner, tc *toolCallDelta) bool {
-	if !s.Begin('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, done, ok := s.NextKey(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			return true
-		}
+	return s.Object(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "index":
 			if s.Null() {
 				tc.Index = optInt{}
-				break
+				return true
 			}
-			var n int64
-			n, ok = s.Int()
-			tc.Index = optInt{N: int(n), Set: true}
+			ok = s.IntTo(&tc.Index.N)
+			tc.Index.Set = true
 		case "id":
 			ok = optString(s, &tc.ID)
 		case "function":
 			ok = fastCallFunction(s, tc)
 		default:
-			ok = !wire.FoldsTo(key, "index", "id", "function") && s.Skip()
+			ok = s.SkipOther(key, "index", "id", "function")
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
 }
 
 func fastCallFunction(s *wire.Scanner, tc *toolCallDelta) bool {
-	if !s.Begin('{') {
-		return false
-	}
-	for first := true; ; first = false {
-		key, done, ok := s.NextKey(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			return true
-		}
+	return s.Object(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "name":
 			ok = optString(s, &tc.Function.Name)
 		case "arguments":
 			tc.Function.Arguments, ok = s.Raw()
 		default:
-			ok = !wire.FoldsTo(key, "name", "arguments") && s.Skip()
+			ok = s.SkipOther(key, "name", "arguments")
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
 }
 
 func fastUsage(s *wire.Scanner, c *chunk) bool {
@@ -256,33 +172,18 @@ func fastUsage(s *wire.Scanner, c *chunk) bool {
 		c.Usage = nil
 		return true
 	}
-	if !s.Begin('{') {
-		return false
-	}
 	if c.Usage == nil {
 		c.Usage = &usage{}
 	}
-	for first := true; ; first = false {
-		key, done, ok := s.NextKey(first)
-		switch {
-		case !ok:
-			return false
-		case done:
-			return true
-		}
-		var n int64
+	return s.Object(func(key []byte) (ok bool) {
 		switch string(key) {
 		case "prompt_tokens":
-			n, ok = s.Int()
-			c.Usage.PromptTokens = int(n)
+			ok = s.IntTo(&c.Usage.PromptTokens)
 		case "completion_tokens":
-			n, ok = s.Int()
-			c.Usage.CompletionTokens = int(n)
+			ok = s.IntTo(&c.Usage.CompletionTokens)
 		default:
-			ok = !wire.FoldsTo(key, usageKeys...) && s.Skip()
+			ok = s.SkipOther(key, usageKeys...)
 		}
-		if !ok {
-			return false
-		}
-	}
+		return ok
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/internal/wiretest"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
 	"github.com/olly-agent/olly/internal/llm/openai"
 )
@@ -46,7 +47,7 @@ func TestListAndShowModels(t *testing.T) {
 				t.Errorf("details %+v", d)
 			}
 			_, err = c.ShowModel(context.Background(), "missing")
-			e := asError(t, err, llm.KindModelNotFound)
+			e := wiretest.AsError(t, err, llm.KindModelNotFound)
 			if e.Model != "missing" || !strings.Contains(err.Error(), "olly models") {
 				t.Errorf("error %v", err)
 			}
@@ -55,7 +56,7 @@ func TestListAndShowModels(t *testing.T) {
 }
 
 func TestEmbed(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	embed := llmtest.HashEmbedder(12)
 	srv.SetEmbedder(embed)
 	c, _ := newClient(t, srv)
@@ -74,11 +75,11 @@ func TestEmbed(t *testing.T) {
 	}
 	srv.EnqueueFor("/v1/embeddings", llmtest.Status(500, "oom"), llmtest.Status(500, "oom"), llmtest.Status(500, "oom"), llmtest.Status(500, "oom"))
 	_, err = c.Embed(context.Background(), &llm.EmbedRequest{Model: model, Input: in})
-	asError(t, err, llm.KindServer)
+	wiretest.AsError(t, err, llm.KindServer)
 }
 
 func TestUnsupportedEndpoints(t *testing.T) {
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	c, _ := newClient(t, srv)
 	if _, err := c.RunningModels(context.Background()); llm.KindOf(err) != llm.KindUnsupported {
 		t.Errorf("RunningModels: %v", err)
@@ -107,20 +108,14 @@ func TestBaseURLWithOrWithoutV1(t *testing.T) {
 	if _, err := openai.New("::"); err == nil || !strings.Contains(err.Error(), "http://localhost:8080/v1") {
 		t.Errorf("invalid URL error %v", err)
 	}
-	srv := newServer(t)
+	srv := wiretest.NewServer(t)
 	srv.Enqueue(llmtest.Reply(llmtest.Text("ok")))
 	c, _ := openai.New(srv.URL() + "/v1/")
-	s, err := c.Chat(context.Background(), chatReq(model))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := drain(t, s); err != nil {
-		t.Fatal(err)
-	}
+	wiretest.Chat(t, c, wiretest.ChatReq(model))
 }
 
 func TestAPIKey(t *testing.T) {
-	srv := newServer(t, llmtest.WithToken("sk-test"))
+	srv := wiretest.NewServer(t, llmtest.WithToken("sk-test"))
 	c, _ := newClient(t, srv, openai.WithAPIKey("sk-test"), openai.WithUserAgent("olly-test"), openai.WithHTTPClient(srv.Client()))
 	if _, err := c.ListModels(context.Background()); err != nil {
 		t.Fatal(err)
@@ -131,7 +126,7 @@ func TestAPIKey(t *testing.T) {
 	}
 	bad, sleeps := newClient(t, srv, openai.WithAPIKey("wrong"))
 	_, err := bad.ListModels(context.Background())
-	asError(t, err, llm.KindAuth)
+	wiretest.AsError(t, err, llm.KindAuth)
 	if len(sleeps.Waits()) != 0 {
 		t.Error("auth failure retried")
 	}

@@ -31,9 +31,9 @@ type streamOptions struct {
 }
 
 type chatRequest struct {
-	Model    string    `json:"model"`
-	Messages []message `json:"messages"`
-	Tools    []tool    `json:"tools,omitempty"`
+	Model    string      `json:"model"`
+	Messages []message   `json:"messages"`
+	Tools    []wire.Tool `json:"tools,omitempty"`
 	sampling
 	ResponseFormat     json.RawMessage `json:"response_format,omitempty"`
 	ReasoningEffort    string          `json:"reasoning_effort,omitempty"`
@@ -85,21 +85,11 @@ type toolFunction struct {
 	Arguments string `json:"arguments"`
 }
 
-type tool struct {
-	Type     string  `json:"type"`
-	Function toolDef `json:"function"`
-}
-
-type toolDef struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	Parameters  json.RawMessage `json:"parameters"`
-}
-
 func newChatRequest(r *llm.ChatRequest) *chatRequest {
 	out := &chatRequest{
 		Model:          r.Model,
 		Messages:       make([]message, len(r.Messages)),
+		Tools:          wire.Tools(r.Tools),
 		sampling:       samplingOf(r.Options),
 		ResponseFormat: responseFormat(r.Format),
 		Stream:         true,
@@ -107,11 +97,6 @@ func newChatRequest(r *llm.ChatRequest) *chatRequest {
 	}
 	for i, m := range r.Messages {
 		out.Messages[i] = newMessage(m)
-	}
-	for _, t := range r.Tools {
-		out.Tools = append(out.Tools, tool{Type: "function", Function: toolDef{
-			Name: t.Name, Description: t.Description, Parameters: wire.Schema(t.Parameters),
-		}})
 	}
 	// Reasoning: a level goes as OpenAI's reasoning_effort; on/off goes as
 	// the chat-template switch llama.cpp and vLLM pass to templates that

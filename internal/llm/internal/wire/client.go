@@ -25,11 +25,8 @@ type Client struct {
 	// BaseURL is the normalised server root; Call.Path is appended to it.
 	BaseURL string
 	// Dialect is "ollama" or "openai".
-	Dialect   string
-	HTTP      *http.Client
-	Token     string
-	UserAgent string
-	Retry     llm.RetryPolicy
+	Dialect string
+	Settings
 	// ParseError extracts the server's error from a non-2xx body. It
 	// reports false when the body is not the dialect's error JSON.
 	ParseError func(body []byte) (ServerError, bool)
@@ -202,4 +199,14 @@ func (c *Client) statusErr(call *Call, status int, body []byte) *llm.Error {
 		se.Message = http.StatusText(status)
 	}
 	return c.Err(call, StatusKind(status, se), status, se.Message, nil)
+}
+
+// OpenStream sends call and hands the open body of its 2xx response to
+// wrap, the dialect's stream decoder, which then owns it.
+func OpenStream[T any](ctx context.Context, c *Client, call *Call, wrap func(context.Context, *Client, *Call, io.ReadCloser) llm.Stream[T]) (llm.Stream[T], error) {
+	resp, err := c.Open(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	return wrap(ctx, c, call, resp.Body), nil
 }

@@ -23,33 +23,9 @@ func (s *Scanner) skip(depth int) bool {
 	case c == '"':
 		return s.skipString()
 	case c == '{':
-		s.i++
-		for first := true; ; first = false {
-			_, done, ok := s.NextKey(first)
-			if !ok {
-				return false
-			}
-			if done {
-				return true
-			}
-			if !s.skip(depth + 1) {
-				return false
-			}
-		}
+		return s.Object(func([]byte) bool { return s.skip(depth + 1) })
 	case c == '[':
-		s.i++
-		for first := true; ; first = false {
-			done, ok := s.NextElem(first)
-			if !ok {
-				return false
-			}
-			if done {
-				return true
-			}
-			if !s.skip(depth + 1) {
-				return false
-			}
-		}
+		return s.Array(func() bool { return s.skip(depth + 1) })
 	case c == 't':
 		return s.literal("true")
 	case c == 'f':

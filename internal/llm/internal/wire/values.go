@@ -3,6 +3,8 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+
+	"github.com/olly-agent/olly/internal/llm"
 )
 
 // emptyObject is the arguments of a call that takes none.
@@ -50,9 +52,34 @@ func NormalizeFormat(f json.RawMessage) json.RawMessage {
 	return b
 }
 
-// Schema returns a tool's parameter schema, or an empty object schema when
+// Tool is a tool definition as both dialects send it.
+type Tool struct {
+	Type     string  `json:"type"`
+	Function ToolDef `json:"function"`
+}
+
+// ToolDef is the function a Tool describes.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// Tools converts tool definitions for a request; none gives nil, which the
+// requests omit.
+func Tools(ts []llm.Tool) []Tool {
+	var out []Tool
+	for _, t := range ts {
+		out = append(out, Tool{Type: "function", Function: ToolDef{
+			Name: t.Name, Description: t.Description, Parameters: schema(t.Parameters),
+		}})
+	}
+	return out
+}
+
+// schema returns a tool's parameter schema, or an empty object schema when
 // the tool has none: servers reject "parameters": null.
-func Schema(p json.RawMessage) json.RawMessage {
+func schema(p json.RawMessage) json.RawMessage {
 	t := bytes.TrimSpace(p)
 	if len(t) == 0 || bytes.Equal(t, []byte("null")) {
 		return json.RawMessage(`{"type":"object","properties":{}}`)

@@ -1,0 +1,56 @@
+package wire
+
+import (
+	"net/http"
+
+	"github.com/olly-agent/olly/internal/llm"
+)
+
+// DefaultUserAgent is the User-Agent both clients send unless told
+// otherwise.
+const DefaultUserAgent = "olly"
+
+// Settings are what the clients' options set; both dialects take the same
+// ones, under their own option names.
+type Settings struct {
+	// HTTP is the HTTP client; nil means a new one without overall
+	// timeout, because a streamed answer may legitimately take many
+	// minutes (the context cancels instead).
+	HTTP *http.Client
+	// Token is sent as "Authorization: Bearer <token>" when not empty.
+	Token     string
+	UserAgent string
+	Retry     llm.RetryPolicy
+}
+
+// Spec is what distinguishes one dialect's client when it is built.
+type Spec struct {
+	// Dialect is the name the client reports ("ollama", "openai").
+	Dialect string
+	// APISuffix is the API prefix a base URL may end in ("/api", "/v1");
+	// it is dropped, since the client appends its own paths.
+	APISuffix string
+	// Example is a valid base URL, quoted when the given one is not.
+	Example string
+	// ParseError reads the dialect's error body (see Client.ParseError).
+	ParseError func(body []byte) (ServerError, bool)
+}
+
+// NewClient builds the shared client for a dialect's New: it normalises
+// baseURL (see NormalizeBaseURL) and applies opts over the defaults
+// (DefaultUserAgent, llm.DefaultRetry()). O is the dialect package's own
+// Option type, so that each package keeps its option names.
+func NewClient[O ~func(*Settings)](baseURL string, spec Spec, opts []O) (Client, error) {
+	root, err := NormalizeBaseURL(baseURL, spec.APISuffix, spec.Example)
+	if err != nil {
+		return Client{}, err
+	}
+	set := Settings{UserAgent: DefaultUserAgent, Retry: llm.DefaultRetry()}
+	for _, o := range opts {
+		o(&set)
+	}
+	if set.HTTP == nil {
+		set.HTTP = &http.Client{}
+	}
+	return Client{BaseURL: root, Dialect: spec.Dialect, Settings: set, ParseError: spec.ParseError}, nil
+}
