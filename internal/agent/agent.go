@@ -18,11 +18,21 @@ import (
 // refuses (an @path outside the workspace) or an event that could not be
 // stored; everything else, a model server failing included, ends the turn
 // with turn_finished and a TurnResult.
+//
+// Every mode runs this loop: the mode (modes.go) only decides the tools,
+// the prompt, the iteration cap and the gates; sub-agents run it too
+// (subagent.go).
 func (a *Agent) RunTurn(ctx context.Context, t *session.Turn) (*session.TurnResult, error) {
 	r, err := a.newRun(ctx, t)
 	if err != nil {
 		return nil, err
 	}
+	defer r.closeScratch()
+	return r.loop(ctx)
+}
+
+// loop runs a prepared turn to its end.
+func (r *run) loop(ctx context.Context) (*session.TurnResult, error) {
 	if !r.begin(ctx) {
 		return r.result()
 	}
@@ -57,6 +67,11 @@ func (a *Agent) RunTurn(ctx context.Context, t *session.Turn) (*session.TurnResu
 		}
 		if r.iter < r.cfg.MaxIterations {
 			r.continueLoop(ctx, batch, v)
+			// The person's steering messages (session queue.go) come
+			// last, so the model reads them before its next response.
+			if _, err := r.t.TakeSteering(ctx); err != nil {
+				r.setFailure(err)
+			}
 		}
 	}
 	return r.exhausted(ctx)

@@ -1,6 +1,10 @@
 package agent
 
-import "github.com/olly-agent/olly/internal/config"
+import (
+	"time"
+
+	"github.com/olly-agent/olly/internal/config"
+)
 
 // Continuation strategies (agent.continuationStrategy): how much the
 // <agent_control> packet between iterations carries.
@@ -36,12 +40,36 @@ type Config struct {
 	ContextCap func(model string) int
 	// KeepAlive is agent.keepAlive ("" leaves the server's default).
 	KeepAlive string
-	// Tools names the tools offered to the model; nil offers every
-	// registered tool. (Once sub-agents exist the composition root passes
-	// agent.orchestratorTools here.)
+	// Tools names the tools the orchestrator (agent mode) is offered and
+	// may call: agent.orchestratorTools (write_file, run_terminal_command,
+	// run_subagent), so reading and searching go through sub-agents. Nil
+	// offers every registered tool. The read-only modes have their own
+	// sets (modes.go).
 	Tools []string
 	// MaxAttachmentBytes caps each @path attachment (default 100 000).
 	MaxAttachmentBytes int
+
+	// ExplorerModel is agent.explorerModel, the sub-agents' model after
+	// the session's own choice; "": the orchestrator's model.
+	ExplorerModel string
+	// Classify asks the model to classify each agent-mode prompt (the
+	// dispatcher, dispatch.go) to route it and to decide whether it needs
+	// writes. False keeps the keyword heuristic for the write check and
+	// never routes (tests, benchmarks).
+	Classify bool
+	// DispatchTimeout bounds the classification call, retries included
+	// (default 10 s); past it the turn runs with the fallback (mixed).
+	DispatchTimeout time.Duration
+	// SubagentConcurrency is how many run_subagent calls of one response
+	// run at the same time (default 3).
+	SubagentConcurrency int
+	// ScratchDir is where each session gets a scratch directory for
+	// throwaway files, deleted when the turn ends (the state directory's
+	// scratch/); "": none.
+	ScratchDir string
+	// ProjectContextBytes bounds the project context given to read-only
+	// modes and sub-agents (default 12 000).
+	ProjectContextBytes int
 }
 
 // ConfigFrom reads the agent's settings.
@@ -56,6 +84,9 @@ func ConfigFrom(s *config.Settings) Config {
 		MaxContextWindow:     s.Agent.MaxContextWindow,
 		DefaultContextWindow: s.ContextWindow,
 		KeepAlive:            s.Agent.KeepAlive,
+		Tools:                append([]string(nil), s.Agent.OrchestratorTools...),
+		ExplorerModel:        s.Agent.ExplorerModel,
+		Classify:             true,
 	}
 }
 
@@ -76,6 +107,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxAttachmentBytes <= 0 {
 		c.MaxAttachmentBytes = 100_000
+	}
+	if c.DispatchTimeout <= 0 {
+		c.DispatchTimeout = defaultDispatchTimeout
+	}
+	if c.SubagentConcurrency <= 0 {
+		c.SubagentConcurrency = defaultSubagentConcurrency
+	}
+	if c.ProjectContextBytes <= 0 {
+		c.ProjectContextBytes = defaultProjectContextBytes
 	}
 	return c
 }

@@ -68,7 +68,9 @@ func (r *run) continueLoop(ctx context.Context, batch *batchResult, v verdict) {
 	for _, w := range v.warnings {
 		_ = r.emit(ctx, event.Warning{Message: w, Code: "unverified"})
 	}
-	if batch != nil && batch.ran > 0 {
+	// Read-only modes are not reminded: there the repeated task made models
+	// restart their analysis (seed pitfall #38); the packet says continue.
+	if batch != nil && batch.ran > 0 && !r.mode.readOnly {
 		_ = r.emit(ctx, event.ControlMessage{Kind: event.ControlReminder, Content: reminderPrefix + preview(r.t.Input.Text, reminderMax), Iteration: r.iter})
 	}
 	content := truncatedNote

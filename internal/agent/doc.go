@@ -1,4 +1,4 @@
-// Package agent is olly's agent loop for agent mode: it answers one prompt
+// Package agent is olly's agent loop, for every mode: it answers one prompt
 // by streaming the model's response, running the tool calls in it, and
 // continuing until the model says [TASK_COMPLETE] and the gates agree, or
 // agent.maxIterations is reached. *Agent implements session.Runner; the
@@ -23,7 +23,16 @@
 //     diagnostics check.
 //   - summary.go: the final message.
 //   - context.go: @path and @path:L10-L50 attachments.
-//   - prompt.go, prompts/*.md: the system prompt.
+//   - prompt.go, prompts/*.md: the system prompt — the orchestrator's
+//     (system.md) and the read-only modes' and sub-agents' (mode.md).
+//   - modes.go, modes_git.go: the mode table (agent, explore, plan,
+//     review, security-review, deep-explore, chat): tools, iteration cap
+//     and gates, and the run-time refusal of tools a mode lacks.
+//   - dispatch.go: the dispatcher, which classifies an agent-mode prompt
+//     and may route it to deep-explore.
+//   - subagent.go, subagent_emit.go: run_subagent's isolated sub-agents.
+//   - projectctx.go, scratch.go: project context for read-only modes and
+//     sub-agents; the orchestrator's scratch directory.
 //
 // docs/agent.md describes the loop, its history protocol and its limits.
 package agent

@@ -55,6 +55,8 @@ func (r *run) judge(ctx context.Context, res *streamResult, calls []call, batch 
 	// Reasoning that mentions the signal while the model still calls tools
 	// is a plan, not a completion: only the answer's own prose counts then.
 	signaled := res.complete || (res.thinkComplete && len(calls) == 0)
+	// In chat mode an answer is the end: no nudge for the signal.
+	signaled = signaled || (r.mode.answerEnds && len(calls) == 0)
 	if !signaled {
 		if len(calls) > 0 {
 			r.quiet = 0

@@ -9,12 +9,14 @@ import (
 	"text/template"
 
 	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/tools"
 	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // The system prompt is assembled from one Markdown file per section
-// (seed 000, "AgentPromptBuilder"); system.md lists them in order. A new
-// section is a new file and one line in system.md. Rendered with
+// (seed 000, "AgentPromptBuilder"): system.md lists the orchestrator's
+// (agent mode) in order, mode.md those of the read-only modes and of
+// sub-agents. A new section is a new file and one line in the list. Rendered with
 // text/template: html/template would escape the < and > the prompt quotes.
 //
 //go:embed prompts/*.md
@@ -46,6 +48,28 @@ type promptData struct {
 	// Has says which tools are offered, so sections mention only those.
 	Has           map[string]bool
 	MaxIterations int
+
+	// Mode is the run's mode (modes.go); Intent the dispatcher's
+	// classification ("" when none), which adapts the task rules.
+	Mode   string
+	Intent string
+	// Delegates: the orchestrator reads and searches only through
+	// sub-agents (it has run_subagent and no read_file).
+	Delegates bool
+	// LSP: some code-intelligence tool is offered.
+	LSP bool
+	// Subagent marks a sub-agent's prompt: its answer goes to the calling
+	// agent, under Words words; Focus is its context_hint.
+	Subagent bool
+	Focus    string
+	Words    int
+	// Security: a security-only review.
+	Security bool
+	// Project is the project context block (read-only modes and
+	// sub-agents; never the orchestrator).
+	Project string
+	// Scratch is the scratch directory ("" when none).
+	Scratch string
 }
 
 type promptTool struct {
@@ -56,7 +80,13 @@ type promptTool struct {
 // descriptions and the call format for text tool calling.
 func (r *run) systemPrompt() (string, error) {
 	d := promptData{OS: r.a.goos, Shell: r.a.shell, Date: r.a.clock.Now().Format("2006-01-02"),
-		Native: r.format == session.FormatNative, Has: r.offered, MaxIterations: r.cfg.MaxIterations}
+		Native: r.format == session.FormatNative, Has: r.offered, MaxIterations: r.cfg.MaxIterations,
+		Mode: r.mode.name, Intent: r.intent(), Subagent: r.depth > 0, Focus: r.hint, Words: subagentWords,
+		Security: r.mode.security, Project: r.project, Scratch: r.scratch}
+	d.Delegates = r.offered[tools.SubagentTool] && !r.offered["read_file"]
+	for _, n := range lspTools() {
+		d.LSP = d.LSP || r.offered[n]
+	}
 	if ws := r.t.Workspace; ws != nil {
 		d.Roots, d.MultiRoot = ws.Roots(), ws.MultiRoot()
 	}
@@ -64,8 +94,12 @@ func (r *run) systemPrompt() (string, error) {
 		d.ToolNames = append(d.ToolNames, s.Name)
 		d.Tools = append(d.Tools, promptTool{Name: s.Name, Description: s.Description, Parameters: compactJSON(s.Parameters)})
 	}
+	name := "mode.md" // the read-only modes and sub-agents
+	if r.mode.orchestrator {
+		name = "system.md"
+	}
 	var b bytes.Buffer
-	if err := r.a.prompts.ExecuteTemplate(&b, "system.md", d); err != nil {
+	if err := r.a.prompts.ExecuteTemplate(&b, name, d); err != nil {
 		return "", fmt.Errorf("render the system prompt: %w", err)
 	}
 	return strings.TrimSpace(b.String()), nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime"
 	"strings"
 	"sync"
@@ -38,6 +39,9 @@ type Deps struct {
 	// out).
 	GOOS  string
 	Shell string
+	// Log receives what the person is not shown (a compaction that
+	// failed, stored session memory that was invalid); nil discards it.
+	Log *slog.Logger
 }
 
 // Agent runs agent-mode turns. It is safe for concurrent use by several
@@ -52,6 +56,8 @@ type Agent struct {
 	goos     string
 	shell    string
 	prompts  *template.Template
+	project  projectCache // project context per session (projectctx.go)
+	log      *slog.Logger // compaction and memory problems (compact_state.go)
 
 	mu     sync.Mutex
 	models map[string]*llm.ModelDetails
@@ -71,7 +77,7 @@ func New(d Deps) (*Agent, error) {
 		return nil, err
 	}
 	a := &Agent{provider: d.Provider, tools: d.Tools, cfg: d.Config.withDefaults(), toolEnv: d.ToolEnv,
-		diag: d.Diagnostics, clock: d.Clock, goos: d.GOOS, shell: d.Shell, prompts: prompts,
+		diag: d.Diagnostics, clock: d.Clock, goos: d.GOOS, shell: d.Shell, prompts: prompts, log: d.Log,
 		models: map[string]*llm.ModelDetails{}, warned: map[string]bool{}}
 	if a.clock == nil {
 		a.clock = realClock{}
@@ -105,6 +111,9 @@ type run struct {
 	steps   []step // executed calls, for the fallback summary
 	dedupe  dedupe
 	gates   gates
+	routing // mode, dispatch, sub-agent depth, prompt additions (modes.go)
+
+	cs contextState // session memory, token estimates, compaction (compact_state.go)
 
 	final    string
 	status   string
@@ -135,8 +144,9 @@ func (r *run) setFailure(err error) {
 // newRun checks the prompt and prepares the turn. Nothing is emitted yet,
 // so a refused prompt leaves no trace.
 func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
-	if t.Mode != "" && t.Mode != "agent" {
-		return nil, fmt.Errorf("mode %q is not available yet: this olly runs agent mode only", t.Mode)
+	m, err := modeNamed(t.Mode)
+	if err != nil {
+		return nil, err
 	}
 	model := t.Model
 	if model == "" {
@@ -151,21 +161,19 @@ func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
 		return nil, err
 	}
 	r.user = user
-	r.gates = gates{needsWrite: needsWrite(t.Input.Text), diag: a.diag}
-	r.offered = map[string]bool{}
-	for _, s := range a.tools.Specs(a.cfg.Tools...) {
-		r.specs = append(r.specs, s)
-		r.offered[s.Name] = true
-	}
+	r.gates = gates{diag: a.diag}
 	env := tools.Env{}
 	if a.toolEnv != nil {
 		if env, err = a.toolEnv(ctx, t); err != nil {
 			return nil, fmt.Errorf("prepare the tools: %w", err)
 		}
 	}
+	// Last, since it may ask the model (the dispatcher, modes.go): the
+	// mode's tools, cap and write check.
+	r.route(ctx, m)
 	env.Session, env.Turn, env.Workspace = t.SessionID, t.Number, t.Workspace
 	env.Emit = r.emit
-	r.env = env
+	r.useEnv(env)
 	// Language servers belong to a workspace: when the turn's diagnostics
 	// source can also check files, the completion gate uses it.
 	if d, ok := env.Diagnostics.(Diagnostics); ok {
@@ -178,7 +186,7 @@ func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
 // model can do. It reports false when the turn already ended (the model is
 // unusable).
 func (r *run) begin(ctx context.Context) bool {
-	ev, err := r.t.Emit(context.WithoutCancel(ctx), event.TurnStarted{Mode: "agent", Model: r.model})
+	ev, err := r.t.Emit(context.WithoutCancel(ctx), event.TurnStarted{Mode: r.mode.name, Model: r.model, Dispatch: r.dispatch})
 	if err != nil {
 		r.setFailure(err)
 		return false
@@ -209,6 +217,7 @@ func (r *run) begin(ctx context.Context) bool {
 		r.fail(ctx, err)
 		return false
 	}
+	r.startContext() // compact_state.go: session memory, token estimates
 	return r.failure() == nil
 }
 
@@ -237,13 +246,20 @@ func (r *run) emit(ctx context.Context, p event.Payload) error {
 	if err != nil && event.Durable(p.EventType()) {
 		r.setFailure(err)
 	}
+	if err == nil {
+		r.observe(p) // compact_state.go: session memory notes from calls and results
+	}
 	return err
 }
 
 // stream runs one request (stream.go).
 func (r *run) stream(ctx context.Context) *streamResult {
 	s := &streamer{provider: r.a.provider, clock: r.a.clock, emit: r.emit, iter: r.iter, known: r.offered}
-	return s.run(ctx, r.request())
+	res := s.run(ctx, r.prepare(ctx)) // compact.go: compacted first when the prompt nears the window
+	for r.overflowed(ctx, res) {      // compact.go: it did not fit after all: compacted (once), send it again
+		res = s.run(ctx, r.prepare(ctx))
+	}
+	return res
 }
 
 // request builds the iteration's chat request from the turn's
@@ -251,7 +267,7 @@ func (r *run) stream(ctx context.Context) *streamResult {
 func (r *run) request() *llm.ChatRequest {
 	history := r.t.History.Messages(r.format)
 	msgs := make([]llm.Message, 0, len(history)+1)
-	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: r.system})
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: r.systemMessage()}) // + session memory (compact_state.go)
 	for _, m := range history {
 		m.Thinking = "" // never reasoning in history (seed pitfall #12)
 		msgs = append(msgs, m)
@@ -326,7 +342,8 @@ func (r *run) finish(ctx context.Context, status string) (*session.TurnResult, e
 
 func (r *run) result() (*session.TurnResult, error) {
 	res := &session.TurnResult{Turn: r.t.Number, Status: r.status, Iterations: min(r.iter, r.cfg.MaxIterations),
-		FinalText: r.final, Error: r.errText, FilesChanged: append([]string(nil), r.files...)}
+		FinalText: r.final, Error: r.errText, FilesChanged: append([]string(nil), r.files...),
+		Memory: r.memoryJSON()} // compact_state.go: stored on the session row
 	if err := r.failure(); err != nil {
 		return res, fmt.Errorf("turn %d: %w", r.t.Number, err)
 	}

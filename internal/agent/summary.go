@@ -40,7 +40,8 @@ func (r *run) exhausted(ctx context.Context) (*session.TurnResult, error) {
 
 func (r *run) finalMessage(ctx context.Context, text string, fallback bool) {
 	r.final = text
-	_ = r.emit(ctx, event.FinalMessage{Text: text, Fallback: fallback})
+	// A plan-mode answer is a plan the person can have implemented.
+	_ = r.emit(ctx, event.FinalMessage{Text: text, Fallback: fallback, Plan: r.mode.plan && !fallback})
 }
 
 // fallbackSummary describes the run from what its tools did, for a model

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
@@ -71,8 +72,11 @@ func (r *run) parse(res *streamResult) []call {
 		case c.problem != "":
 			c.refusal = "malformed call"
 		case !r.offered[c.Name]:
-			c.problem = fmt.Sprintf("Tool %q is not available here. Available tools: %s.", c.Name, strings.Join(r.offeredNames(), ", "))
-			c.refusal = "not available"
+			c.problem, c.refusal = r.unavailable(c.Name), "not available"
+		case r.mode.gitOnly && c.Name == "run_terminal_command":
+			if p := r.commandProblem(*c); p != "" {
+				c.problem, c.refusal = p, "read-only git commands only"
+			}
 		}
 		c.Index = i
 		if c.ID == "" || ids[c.ID] {
@@ -114,35 +118,31 @@ func normalizeArgs(a json.RawMessage) json.RawMessage {
 // runBatch runs a response's calls in order inside one progress group and
 // records each result. Duplicates and calls beyond the cap are not run;
 // their results say why. A canceled turn gives the remaining calls a
-// result too, so every call in the history has its answer.
+// result too, so every call in the history has its answer. Consecutive
+// run_subagent calls run at the same time (Config.SubagentConcurrency at
+// once); their results are still recorded in call order.
 func (r *run) runBatch(ctx context.Context, calls []call) *batchResult {
 	b := &batchResult{}
 	dup := r.dedupe.plan(calls)
+	skip := r.skips(calls, dup)
 	ran := make([]bool, len(calls))
-	group := fmt.Sprintf("g%d-%d", r.turnSeq, r.iter)
+	group := fmt.Sprintf("g%s-%d", r.ids(), r.iter)
 	keep := context.WithoutCancel(ctx)
-	shown := r.openGroup(ctx, group, calls, dup)
-	runnable := 0
-	for i, c := range calls {
-		action := fmt.Sprintf("a%d-%d-%d", r.turnSeq, r.iter, i+1)
-		var content string
-		var isErr bool
-		switch {
-		case ctx.Err() != nil:
-			content = "Not run: the person stopped the turn."
-		case dup[i]:
-			content = "[SYSTEM NOTE] Not run: this call repeats an earlier one with the same arguments (in this response or the previous two). Use that result instead of asking again."
-		case c.problem != "":
-			content, isErr = c.problem, true
-			r.showRefused(keep, group, action, c)
-		case runnable >= batchCap:
-			content = fmt.Sprintf("[SYSTEM NOTE] Not run: only the first %d calls of a response run. Call it again in your next response if you still need it.", batchCap)
-		default:
-			runnable++
-			ran[i] = true
-			content, isErr = r.execute(ctx, group, action, c, b)
+	shown := r.openGroup(ctx, group, calls, skip)
+	for i := 0; i < len(calls); {
+		n := 1
+		for r.delegates(calls[i], skip[i]) && i+n < len(calls) && r.delegates(calls[i+n], skip[i+n]) {
+			n++
 		}
-		_ = r.emit(keep, event.ToolResult{ToolCallID: c.ID, ToolName: c.Name, Content: content, IsError: isErr})
+		for k, res := range r.runCalls(ctx, group, calls[i:i+n], skip[i:i+n], i) {
+			c := calls[i+k]
+			if res.out != nil {
+				ran[i+k] = true
+				r.record(c, res.out, b)
+			}
+			_ = r.emit(keep, event.ToolResult{ToolCallID: c.ID, ToolName: c.Name, Content: res.content, IsError: res.isErr})
+		}
+		i += n
 	}
 	if shown {
 		_ = r.emit(keep, event.ProgressGroupFinish{GroupID: group})
@@ -152,30 +152,126 @@ func (r *run) runBatch(ctx context.Context, calls []call) *batchResult {
 	return b
 }
 
-// execute runs one call through the registry, which shows its actions.
-func (r *run) execute(ctx context.Context, group, action string, c call, b *batchResult) (string, bool) {
-	env := r.env
-	out := r.a.tools.Execute(ctx, &env, tools.Call{ID: c.ID, Name: c.Name, Args: c.Arguments, GroupID: group, ActionID: action})
-	res := out.Result
+// Why a call is not run, decided before the batch runs.
+const (
+	runs     = iota
+	skipDup  // repeats an earlier call
+	skipBad  // has a problem (malformed, not offered, refused by the mode)
+	skipOver // beyond the batch cap
+)
+
+// skips decides which calls run: the first batchCap calls that are neither
+// duplicates nor refused.
+func (r *run) skips(calls []call, dup []bool) []int {
+	out := make([]int, len(calls))
+	runnable := 0
+	for i, c := range calls {
+		switch {
+		case dup[i]:
+			out[i] = skipDup
+		case c.problem != "":
+			out[i] = skipBad
+		case runnable >= batchCap:
+			out[i] = skipOver
+		default:
+			runnable++
+		}
+	}
+	return out
+}
+
+// delegates reports whether c is a run_subagent call that will run: such
+// calls show their own group instead of an action line, and run side by
+// side with their neighbours.
+func (r *run) delegates(c call, skip int) bool {
+	return skip == runs && c.Name == tools.SubagentTool
+}
+
+// callResult is what one call of a batch gave.
+type callResult struct {
+	content string
+	isErr   bool
+	// out is the tool's result when the call ran.
+	out *tools.Result
+}
+
+// runCalls runs calls (one call, or a run of run_subagent calls at once)
+// and returns their results in order. first is the first call's position
+// in the response.
+func (r *run) runCalls(ctx context.Context, group string, calls []call, skip []int, first int) []callResult {
+	out := make([]callResult, len(calls))
+	if len(calls) == 1 {
+		out[0] = r.runCall(ctx, group, calls[0], skip[0], first)
+		return out
+	}
+	sem := make(chan struct{}, r.cfg.SubagentConcurrency)
+	var wg sync.WaitGroup
+	for k := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+			}
+			out[k] = r.runCall(ctx, group, calls[k], skip[k], first+k)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// runCall runs one call, or says why it does not run.
+func (r *run) runCall(ctx context.Context, group string, c call, skip, i int) callResult {
+	action := fmt.Sprintf("a%s-%d-%d", r.ids(), r.iter, i+1)
+	switch {
+	case ctx.Err() != nil:
+		return callResult{content: "Not run: the person stopped the turn."}
+	case skip == skipDup:
+		return callResult{content: "[SYSTEM NOTE] Not run: this call repeats an earlier one with the same arguments (in this response or the previous two). Use that result instead of asking again."}
+	case skip == skipBad:
+		r.showRefused(context.WithoutCancel(ctx), group, action, c)
+		return callResult{content: c.problem, isErr: true}
+	case skip == skipOver:
+		return callResult{content: fmt.Sprintf("[SYSTEM NOTE] Not run: only the first %d calls of a response run. Call it again in your next response if you still need it.", batchCap)}
+	}
+	var res *tools.Result
+	if c.Name == tools.SubagentTool {
+		res = r.delegate(ctx, action, c)
+	} else {
+		env := r.env
+		res = r.a.tools.Execute(ctx, &env, tools.Call{ID: c.ID, Name: c.Name, Args: c.Arguments, GroupID: group, ActionID: action}).Result
+	}
+	return callResult{content: res.Content, isErr: res.IsError || res.Denied, out: res}
+}
+
+// record notes what a call that ran did. It runs on the loop's goroutine,
+// in call order.
+func (r *run) record(c call, res *tools.Result, b *batchResult) {
 	failed := res.IsError || res.Denied
 	b.ran++
 	if failed {
 		b.failed++
 	}
 	for _, p := range res.Wrote {
+		if r.inScratch(p) {
+			continue // throwaway files are not the task's changes
+		}
 		r.changed(p)
 		b.wrote = append(b.wrote, p)
 	}
 	r.steps = append(r.steps, step{phrase: session.CallPhrase(c.Name, c.Arguments), failed: failed})
-	return res.Content, failed
 }
 
 // openGroup starts the batch's progress group when anything in it will be
-// shown, titled by what the calls do.
-func (r *run) openGroup(ctx context.Context, group string, calls []call, dup []bool) bool {
+// shown, titled by what the calls do. Duplicates show nothing, and
+// sub-agents that run show their own group instead (so a batch of only
+// sub-agents has no group of its own).
+func (r *run) openGroup(ctx context.Context, group string, calls []call, skip []int) bool {
 	var names []string
 	for i, c := range calls {
-		if !dup[i] {
+		if skip[i] != skipDup && !r.delegates(c, skip[i]) {
 			names = append(names, c.Name)
 		}
 	}

@@ -5,49 +5,122 @@ import (
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
-	"github.com/olly-agent/olly/internal/session"
 )
 
-// charsPerToken is the heuristic for estimated token counts; the real
-// counts come from the server (prompt_eval_count, eval_count).
-const charsPerToken = 4
+// Token usage (seed 000, "Token Category Breakdown"): after each
+// iteration a token_usage event gives the server's real counts
+// (prompt_eval_count, eval_count) and a breakdown of the prompt by where
+// it came from — system prompt, tool definitions, conversation messages,
+// tool results, attached files. The breakdown is estimated per message
+// (usage_estimate.go) and scaled so its categories add up to the real
+// prompt count; without a real count the estimate itself is reported,
+// marked Estimated.
 
-// fileMessageChars marks a user message as mostly file content (the seed's
-// heuristic: over 500 characters).
-const fileMessageChars = 500
+// attachmentMarker is in the label of every @path attachment block
+// (context.go), which is how a user message is recognised as file content.
+const attachmentMarker = "(already provided — do not re-read):"
 
-// usage is the iteration's token_usage event: the server's real counts,
-// with an estimated breakdown by category for the context meter.
-func (r *run) usage(res *streamResult) event.TokenUsage {
-	u := event.TokenUsage{PromptTokens: res.promptTokens, CompletionTokens: res.completionTokens, ContextWindow: r.numCtx}
-	u.Categories.System = tokens(len(r.system))
-	if r.format == session.FormatNative {
-		for _, s := range r.specs {
-			u.Categories.ToolDefinitions += tokens(len(s.Name) + len(s.Description) + len(s.Parameters))
-		}
-	}
-	for _, m := range r.t.History.Messages(r.format) {
-		n := tokens(len(m.Content))
-		switch {
-		case m.Role == llm.RoleTool:
-			u.Categories.ToolResults += n
-		case m.Role == llm.RoleUser && strings.Contains(m.Content, "</agent_control>") && strings.Contains(m.Content, " result]\n"):
-			u.Categories.ToolResults += n
-		case m.Role == llm.RoleUser && len(m.Content) > fileMessageChars:
-			u.Categories.Files += n
+// textResultMarker ends the label of a text-format tool result inside an
+// <agent_control> packet ("[read_file result]\n").
+const textResultMarker = " result]\n"
+
+// requestEstimate is the estimated size of one request, by category.
+type requestEstimate struct {
+	cats  event.TokenCategories
+	total int
+}
+
+// estimateRequest estimates req by category. In the text format the tool
+// descriptions are part of the system prompt; they count as tool
+// definitions.
+func (r *run) estimateRequest(req *llm.ChatRequest) requestEstimate {
+	var c event.TokenCategories
+	for i := range req.Messages {
+		m := &req.Messages[i]
+		switch m.Role {
+		case llm.RoleSystem:
+			c.System += estimateMessage(m)
+		case llm.RoleTool:
+			c.ToolResults += estimateMessage(m)
+		case llm.RoleUser:
+			msgs, results, files := splitUser(m.Content)
+			c.Messages += msgs + messageOverhead
+			c.ToolResults += results
+			c.Files += files
 		default:
-			u.Categories.Messages += n
+			c.Messages += estimateMessage(m)
 		}
 	}
-	if u.PromptTokens == 0 {
-		c := u.Categories
-		u.PromptTokens, u.Estimated = c.System+c.ToolDefinitions+c.Messages+c.ToolResults+c.Files, true
+	c.ToolDefinitions = estimateTools(req.Tools)
+	moved := min(r.cs.textTools, c.System)
+	c.System -= moved
+	c.ToolDefinitions += moved
+	return requestEstimate{cats: c, total: c.System + c.ToolDefinitions + c.Messages + c.ToolResults + c.Files}
+}
+
+// splitUser estimates a user message by category: attached files, the
+// text-format tool results inside a continuation packet, and the rest.
+func splitUser(content string) (msgs, results, files int) {
+	if strings.Contains(content, attachmentMarker) {
+		// The attachments come first and the prompt last; the prompt is
+		// a few words against whole files.
+		return 0, 0, estimateTokens(content)
+	}
+	if k := strings.Index(content, textResultMarker); k >= 0 {
+		start := strings.LastIndexByte(content[:k], '[')
+		end := strings.LastIndex(content, "</agent_control>")
+		if start >= 0 && end > start {
+			return estimateTokens(content[:start]) + estimateTokens(content[end:]), estimateTokens(content[start:end]), 0
+		}
+	}
+	return estimateTokens(content), 0, 0
+}
+
+// usage is the iteration's token_usage event. The breakdown describes the
+// request this response answered (prepare recorded its estimate), scaled
+// to the server's prompt count; that count also calibrates the next
+// estimates.
+func (r *run) usage(res *streamResult) event.TokenUsage {
+	est := r.cs.last
+	u := event.TokenUsage{PromptTokens: res.promptTokens, CompletionTokens: res.completionTokens, ContextWindow: r.numCtx}
+	if u.PromptTokens > 0 {
+		u.Categories = scaleCategories(est.cats, est.total, u.PromptTokens)
+		r.cs.calibrate(u.PromptTokens, est.total)
+	} else {
+		u.Categories, u.PromptTokens, u.Estimated = est.cats, est.total, true
 	}
 	if u.CompletionTokens == 0 {
-		u.CompletionTokens = tokens(len(res.display) + len(res.thinking))
+		u.CompletionTokens = estimateTokens(res.display) + estimateTokens(res.thinking)
 		u.Estimated = true
 	}
 	return u
 }
 
-func tokens(chars int) int { return (chars + charsPerToken - 1) / charsPerToken }
+// scaleCategories scales c (which sums to est) to sum to real exactly:
+// each category gets its share rounded down, and the tokens left go to the
+// largest remainders (the largest-remainder method), so the person's
+// meter adds up.
+func scaleCategories(c event.TokenCategories, est, real int) event.TokenCategories {
+	if est <= 0 {
+		return event.TokenCategories{System: real}
+	}
+	vals := [5]*int{&c.System, &c.ToolDefinitions, &c.Messages, &c.ToolResults, &c.Files}
+	var rem [5]int
+	sum := 0
+	for i, v := range vals {
+		prod := *v * real
+		*v, rem[i] = prod/est, prod%est
+		sum += *v
+	}
+	for left := real - sum; left > 0; left-- {
+		best := 0
+		for i := range rem {
+			if rem[i] > rem[best] {
+				best = i
+			}
+		}
+		*vals[best]++
+		rem[best] = -1
+	}
+	return c
+}

@@ -75,20 +75,32 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	// The code-intelligence tools get the turn's language servers from
 	// their Env (tools.Env.LanguageServers), so one registry serves every
 	// workspace.
-	if a.Tools, err = tools.NewRegistry(append(tools.Core(), tools.LSP(nil, changedFiles{a.Store})...)...); err != nil {
+	// run_subagent (the orchestrator's delegation) is registered with the
+	// others; the agent runs its sub-agents (tools.Env.Subagents).
+	registered := append(tools.Core(), tools.LSP(nil, changedFiles{a.Store})...)
+	if a.Tools, err = tools.NewRegistry(append(registered, tools.Subagent{})...); err != nil {
 		return nil, err
 	}
+	agentCfg := agent.ConfigFrom(&a.Config.Settings)
+	agentCfg.ContextCap = a.contextCap // per-model num_ctx caps (`olly models`) win over agent.maxContextWindow
+	// Each session's scratch directory for throwaway files lives under the
+	// state directory and is deleted when its turn ends.
+	agentCfg.ScratchDir = filepath.Join(a.Config.Paths().StateDir, "scratch")
 	a.Agent, err = agent.New(agent.Deps{
 		Provider: a.Provider,
 		Tools:    a.Tools,
-		Config:   agent.ConfigFrom(&a.Config.Settings),
+		Config:   agentCfg,
 		ToolEnv:  a.toolEnv,
 		Shell:    "bash",
+		Log:      a.Log,
 	})
 	if err != nil {
 		return nil, err
 	}
-	a.Sessions, err = session.New(session.Deps{Store: a.Store, Runner: a.Agent})
+	// Model-written titles (agent.sessionTitleGeneration) run in the
+	// session service's background; Close waits for them.
+	titles := agent.NewTitleGenerator(a.Agent, agent.TitleConfigFrom(&a.Config.Settings))
+	a.Sessions, err = session.New(session.Deps{Store: a.Store, Runner: a.Agent, Titles: titles, Log: a.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -139,8 +151,48 @@ func (a *App) toolEnv(ctx context.Context, t *session.Turn) (tools.Env, error) {
 // caller.
 func (a *App) Close() error {
 	var err error
-	a.closeOnce.Do(func() { err = a.closeSpaces() })
+	a.closeOnce.Do(func() {
+		if a.Sessions != nil {
+			_ = a.Sessions.Close() // waits for titles being written, before the caller closes the store
+		}
+		err = a.closeSpaces()
+	})
 	return err
+}
+
+// contextCap is the per-model cap on num_ctx from the models table (0:
+// none). Read at every turn, so `olly models` changes apply at once.
+func (a *App) contextCap(model string) int {
+	models, err := a.Store.Models(context.Background())
+	if err != nil {
+		a.Log.Warn("read the per-model context caps", "error", err)
+		return 0
+	}
+	for _, m := range models {
+		if m.Name == model {
+			return m.NumCtxCap
+		}
+	}
+	return 0
+}
+
+// StartIndexing computes vectors for session search by meaning
+// (embedding.model on the model server) in the background, resuming where
+// the last run stopped, until the returned handle's Stop. Long-running
+// frontends (RPC, web, the terminal UI) call it and stop it before closing
+// the store; one-shot commands do not (olly sessions search catches up by
+// itself). progress hears of every batch and failure; nil logs failures.
+// With no embedding model configured it returns nil (Stop on nil is a
+// no-op).
+func (a *App) StartIndexing(ctx context.Context, progress func(store.IndexProgress)) (*session.Indexing, error) {
+	if progress == nil {
+		progress = func(p store.IndexProgress) {
+			if p.Err != nil {
+				a.Log.Warn("search indexing", "model", p.Model, "err", p.Err, "retryIn", p.RetryIn)
+			}
+		}
+	}
+	return session.StartIndexing(ctx, a.Store, session.NewEmbedder(a.Provider, a.Config.Embedding.Model), progress)
 }
 
 // Workspace returns the absolute workspace directory for dir ("" is the

@@ -15,8 +15,6 @@ import (
 
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/approval"
-	"github.com/olly-agent/olly/internal/models"
-	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/ui/printmode"
 )
 
@@ -28,6 +26,11 @@ type printOptions struct {
 	Print  bool
 	Output string
 	Yes    bool
+	// Continue and Resume continue a session (sessions_resume.go);
+	// resumeMiss is an argument that looked like an id and matched none.
+	Continue   bool
+	Resume     string
+	resumeMiss string
 }
 
 func bindPrintFlags(root *cobra.Command, opts *printOptions) {
@@ -35,10 +38,14 @@ func bindPrintFlags(root *cobra.Command, opts *printOptions) {
 	fl.BoolVarP(&opts.Print, "print", "p", false, "run the task given as arguments (or on stdin) once, print the answer and exit")
 	fl.StringVar(&opts.Output, "output", printmode.OutputText, "print mode output: `text` (the answer) or json (every event, one per line)")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve commands and edits up to high severity without asking (never critical)")
+	bindResumeFlags(root, opts)
 }
 
 // runRoot is olly without a subcommand.
 func runRoot(cmd *cobra.Command, f *Factory, opts *printOptions, args []string) error {
+	if err := opts.checkResumeFlags(); err != nil {
+		return err
+	}
 	if !opts.Print {
 		if len(args) == 0 {
 			return cmd.Help()
@@ -48,6 +55,10 @@ func runRoot(cmd *cobra.Command, f *Factory, opts *printOptions, args []string) 
 	}
 	if opts.Output != printmode.OutputText && opts.Output != printmode.OutputJSON {
 		return usageError("--output %q: use text or json", opts.Output)
+	}
+	args, err := resumeArgs(cmd.Context(), f, opts, args)
+	if err != nil {
+		return err
 	}
 	task, err := taskText(f.IO, args)
 	if err != nil {
@@ -123,18 +134,17 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 	}
 	defer a.Close()
 
-	choice, err := models.NewCatalog(a.Provider).PickAgent(ctx, cfg.AgentMode.Model)
-	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+	var terminal io.ReadWriter
+	if term != nil {
+		terminal = term
 	}
-	if choice.Picked {
-		fmt.Fprintln(f.IO.ErrOut, "olly:", choice.Reason)
-	}
-	sess, err := a.Sessions.Create(ctx, session.CreateOptions{Workspace: workspace, Mode: "agent", Model: choice.Name})
+	// A new session, or the one --continue or --resume names; only the
+	// events of this run are shown (those after afterSeq).
+	sess, input, afterSeq, err := printSession(ctx, f, a, opts, workspace, terminal, task)
 	if err != nil {
 		return err
 	}
-	logger.Info("print mode", "session", sess.ID, "workspace", workspace, "model", choice.Name)
+	logger.Info("print mode", "session", sess.ID, "workspace", sess.Workspace, "model", firstNonBlank(input.Model, sess.Model))
 
 	// Ctrl-C (or SIGTERM) cancels the turn: streaming stops, running
 	// commands are killed, and what was done is reported. A second Ctrl-C
@@ -145,15 +155,12 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 		<-runCtx.Done()
 		stop()
 	}()
-	var terminal io.ReadWriter
-	if term != nil {
-		terminal = term
-	}
 	code, err := printmode.Run(runCtx, printmode.Options{
 		Sessions:  a.Sessions,
 		Approvals: a.Approvals,
 		SessionID: sess.ID,
-		Input:     session.PromptInput{Text: task},
+		AfterSeq:  afterSeq,
+		Input:     input,
 		Output:    opts.Output,
 		Stdout:    f.IO.Out,
 		Stderr:    f.IO.ErrOut,

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/app"
@@ -24,6 +25,9 @@ type printEnv struct {
 	// noRetry builds the model client without retries, so a test of a
 	// server that is down does not wait 1+2+4 s.
 	noRetry bool
+
+	mu    sync.Mutex
+	queue []llmtest.Response
 }
 
 func newPrintEnv(t *testing.T) *printEnv {
@@ -31,7 +35,33 @@ func newPrintEnv(t *testing.T) *printEnv {
 	srv := llmtest.New(t)
 	srv.AddModel("qwen3:8b", llmtest.Caps("completion", "tools"), llmtest.ContextLength(32768))
 	e := newTestEnv(t, "XDG_DATA_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "OLLY_BASE_URL="+srv.URL())
-	return &printEnv{testEnv: e, srv: srv}
+	p := &printEnv{testEnv: e, srv: srv}
+	srv.Handle(p.answer)
+	return p
+}
+
+// script queues the model's replies to the agent's requests.
+func (e *printEnv) script(rs ...llmtest.Response) {
+	e.mu.Lock()
+	e.queue = append(e.queue, rs...)
+	e.mu.Unlock()
+}
+
+// answer serves the model: the agent's classification of a prompt (a
+// request for JSON, which the agent makes before a turn) gets a general
+// task, every other request the next scripted reply.
+func (e *printEnv) answer(r *llmtest.Request) llmtest.Response {
+	if len(r.Format) > 0 {
+		return llmtest.Reply(llmtest.Text(`{"intent":"mixed","needsWrite":false,"reasoning":"scripted"}`))
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.queue) == 0 {
+		return llmtest.Status(400, "test: no scripted reply left")
+	}
+	next := e.queue[0]
+	e.queue = e.queue[1:]
+	return next
 }
 
 // runWith runs olly with stdin and an optional terminal.
@@ -71,7 +101,7 @@ func decodeEvents(t *testing.T, out string) []event.Event {
 
 func TestPrintCreatesFileAndPrintsAnswer(t *testing.T) {
 	e := newPrintEnv(t)
-	e.srv.Enqueue(
+	e.script(
 		llmtest.Reply(llmtest.Text("I'll write it."), llmtest.ToolCall("write_file", `{"path":"main.go","content":"package main\n\nfunc main() {}\n"}`)),
 		llmtest.Reply(llmtest.Text("Created main.go with an empty main. [TASK_COMPLETE]")),
 	)
@@ -97,7 +127,7 @@ func TestPrintCreatesFileAndPrintsAnswer(t *testing.T) {
 
 func TestPrintTaskFromStdinAndJSONOutput(t *testing.T) {
 	e := newPrintEnv(t)
-	e.srv.Enqueue(llmtest.Reply(llmtest.Thinking("nothing to change"), llmtest.Text("Nothing to do. [TASK_COMPLETE]")))
+	e.script(llmtest.Reply(llmtest.Thinking("nothing to change"), llmtest.Text("Nothing to do. [TASK_COMPLETE]")))
 	code, out, errOut := e.runWith(t, "explain the repository\n", nil, "-p", "--output", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -107,13 +137,16 @@ func TestPrintTaskFromStdinAndJSONOutput(t *testing.T) {
 		t.Fatalf("only %d events", len(evs))
 	}
 	var types []event.Type
+	var user *event.UserMessage
 	for _, ev := range evs {
 		types = append(types, ev.Type())
+		if u, ok := ev.Data.(event.UserMessage); ok && user == nil {
+			user = &u
+		}
 	}
-	if types[0] != event.TypeTurnStarted || types[1] != event.TypeUserMessage || types[len(types)-1] != event.TypeTurnFinished {
-		t.Errorf("event types %v", types)
+	if types[len(types)-1] != event.TypeTurnFinished || user == nil {
+		t.Fatalf("event types %v", types)
 	}
-	user := evs[1].Data.(event.UserMessage)
 	if !strings.Contains(user.Text, "explain the repository") {
 		t.Errorf("task from stdin lost: %q", user.Text)
 	}
@@ -130,7 +163,7 @@ func TestPrintUnattendedDeniesCommandsUnlessYes(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			e := newPrintEnv(t)
-			e.srv.Enqueue(
+			e.script(
 				llmtest.Reply(llmtest.ToolCall("run_terminal_command", `{"command":"touch made.txt"}`)),
 				llmtest.Reply(llmtest.Text("Done. [TASK_COMPLETE]")),
 			)
@@ -172,7 +205,7 @@ func TestPrintUnattendedDeniesCommandsUnlessYes(t *testing.T) {
 
 func TestPrintCriticalNeedsAPersonEvenWithYes(t *testing.T) {
 	e := newPrintEnv(t)
-	e.srv.Enqueue(
+	e.script(
 		llmtest.Reply(llmtest.ToolCall("run_terminal_command", `{"command":"rm -rf ~"}`)),
 		llmtest.Reply(llmtest.Text("I stopped. [TASK_COMPLETE]")),
 	)
@@ -198,7 +231,7 @@ func (p *pipeTerminal) Close() error                { return nil }
 
 func TestPrintAsksAtTheTerminalAndRunsTheEditedCommand(t *testing.T) {
 	e := newPrintEnv(t)
-	e.srv.Enqueue(
+	e.script(
 		llmtest.Reply(llmtest.ToolCall("run_terminal_command", `{"command":"touch wrong.txt"}`)),
 		llmtest.Reply(llmtest.Text("Made it. [TASK_COMPLETE]")),
 	)
@@ -222,7 +255,7 @@ func TestPrintExitCodes(t *testing.T) {
 	t.Run("max iterations", func(t *testing.T) {
 		e := newPrintEnv(t)
 		for i := 0; i < 3; i++ {
-			e.srv.Enqueue(llmtest.Reply(llmtest.ToolCall("list_files", `{"path":"."}`)))
+			e.script(llmtest.Reply(llmtest.ToolCall("list_files", `{"path":"."}`)))
 		}
 		code, _, errOut := e.runWith(t, "", nil, "-p", "--max-iterations", "2", "loop forever")
 		if code != ExitFailure || !strings.Contains(errOut, "agent.maxIterations") {
@@ -231,7 +264,7 @@ func TestPrintExitCodes(t *testing.T) {
 	})
 	t.Run("server fails mid-turn", func(t *testing.T) {
 		e := newPrintEnv(t)
-		e.srv.Enqueue(llmtest.Reply(llmtest.Text("Working"), llmtest.DropConnection()))
+		e.script(llmtest.Reply(llmtest.Text("Working"), llmtest.DropConnection()))
 		code, _, errOut := e.runWith(t, "", nil, "-p", "do it")
 		if code != ExitFailure || !strings.Contains(errOut, "error:") {
 			t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -260,7 +293,7 @@ func TestPrintExitCodes(t *testing.T) {
 	})
 	t.Run("picks a model and says which", func(t *testing.T) {
 		e := newPrintEnv(t)
-		e.srv.Enqueue(llmtest.Reply(llmtest.Text("Hi. [TASK_COMPLETE]")))
+		e.script(llmtest.Reply(llmtest.Text("Hi. [TASK_COMPLETE]")))
 		code, _, errOut := e.runWith(t, "", nil, "-p", "say hi")
 		if code != 0 || !strings.Contains(errOut, "using qwen3:8b") {
 			t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -275,7 +308,7 @@ func TestPrintChangesAreCheckpointed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(e.ws, "notes.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	e.srv.Enqueue(
+	e.script(
 		llmtest.Reply(llmtest.ToolCall("write_file", `{"path":"notes.txt","content":"one\nTWO\nthree\n"}`),
 			llmtest.ToolCall("write_file", `{"path":"src/new.txt","content":"fresh\n"}`)),
 		llmtest.Reply(llmtest.Text("Edited notes and added src/new.txt. [TASK_COMPLETE]")),
@@ -322,7 +355,7 @@ func TestPrintAutoDiagnosticsReachTheModel(t *testing.T) {
 	}
 	broken := `package main\n\nfunc main() {\n\tvar n int = \"one\"\n\t_ = n\n}\n`
 	fixed := `package main\n\nfunc main() {\n\tvar n int = 1\n\t_ = n\n}\n`
-	e.srv.Enqueue(
+	e.script(
 		llmtest.Reply(llmtest.ToolCall("write_file", `{"path":"main.go","content":"`+broken+`"}`)),
 		llmtest.Reply(llmtest.Text("Done. [TASK_COMPLETE]")),
 		llmtest.Reply(llmtest.ToolCall("write_file", `{"path":"main.go","content":"`+fixed+`"}`)),

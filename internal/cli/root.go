@@ -70,6 +70,9 @@ checkpointed, every risky step is approved, and every session is stored.
   olly -p "add a hello world main.go and run it"    run one task and print the answer
   echo "explain cmd/olly" | olly -p                  the task can come on stdin
   olly -p --output json "fix the failing test"       every event as one JSON line
+  olly -p --continue "now add a test for it"         continue the latest session here
+  olly -p --resume 01JD5ZQ8 "…"                      continue that session (--resume alone: pick one)
+  olly sessions                                      list, show, search, export, branch sessions
 
 Exit status in print mode: 0 the agent finished, 1 it failed or stopped short,
 2 a usage or settings error, 130 interrupted.`,
@@ -97,6 +100,7 @@ Exit status in print mode: 0 the agent finished, 1 it failed or stopped short,
 		newDoctorCmd(f),
 		newCmdDB(f),
 		newChangesCmd(f),
+		newSessionsCmd(f),
 	)
 	return root
 }

@@ -17,7 +17,7 @@ func examples() []example {
 	ptr := func(s string) *string { return &s }
 	yes := true
 	return []example{
-		{TurnStarted{Mode: "agent", Model: "qwen3:8b"}, "The agent starts working on a prompt."},
+		{TurnStarted{Mode: "agent", Model: "qwen3:8b", Dispatch: &Dispatch{Intent: IntentCreate, NeedsWrite: true, Confidence: 0.85, Reasoning: "asks for a new file"}}, "The agent starts working on a prompt (dispatch: how an agent-mode prompt was classified)."},
 		{UserMessage{Text: "add a hello world main.go", Attachments: []Attachment{{Path: "go.mod", Content: "module x\n"}}}, "The person's prompt; also the conversation entry the model sees."},
 		{TextDelta{Iteration: 1, Text: "I'll create"}, "Streamed assistant text (ephemeral; append to the current block)."},
 		{ThinkingDelta{Iteration: 1, Text: "The user wants"}, "Streamed reasoning (ephemeral)."},
@@ -25,7 +25,7 @@ func examples() []example {
 		{AssistantMessage{Iteration: 1, Text: "I'll create main.go.", Content: "I'll create main.go.", ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "write_file", Arguments: json.RawMessage(`{"path":"main.go","content":"package main\n"}`)}}}, "One iteration's output: displayed text and the history entry."},
 		{ToolResult{ToolCallID: "call_1", ToolName: "write_file", Content: "Wrote main.go (+1 −0)"}, "A tool result as the model sees it (not rendered)."},
 		{ControlMessage{Kind: ControlContinuation, Iteration: 2, Content: "<agent_control>{\"state\":\"need_tools\"}</agent_control>"}, "A message the agent added to the conversation (not rendered)."},
-		{FinalMessage{Text: "Created main.go and ran it."}, "The summary after the turn's tool blocks."},
+		{FinalMessage{Text: "Created main.go and ran it."}, "The summary after the turn's tool blocks (plan: true marks a plan-mode plan that can be implemented)."},
 		{Compaction{Summary: "<analysis>…</analysis>", FirstKeptSeq: 120, TokensBefore: 46000, TokensAfter: 9000}, "Earlier conversation replaced by a summary."},
 		{ProgressGroupStart{GroupID: "g1", Title: "Writing files"}, "Opens a group of tool actions."},
 		{ToolAction{GroupID: "g1", ActionID: "a1", Tool: "write_file", Status: ActionSuccess, Text: "Wrote main.go", FilePath: "main.go", CheckpointID: "ckpt_1", Additions: 7}, "A tool call's state; same actionId updates in place."},

@@ -36,9 +36,37 @@ const (
 // TurnStarted opens a turn: the agent starts working on a prompt.
 type TurnStarted struct {
 	// Mode is the executor mode: "agent", "explore", "plan", "review",
-	// "deep-explore", "chat".
+	// "security-review", "deep-explore", "deep-explore-write", "chat".
 	Mode  string `json:"mode"`
 	Model string `json:"model"`
+	// Dispatch is how the agent classified an agent-mode prompt, and so
+	// why the turn runs in Mode; nil when nothing was classified (a mode
+	// the person chose, a sub-agent).
+	Dispatch *Dispatch `json:"dispatch,omitempty"`
+}
+
+// Task intents (Dispatch.Intent).
+const (
+	IntentAnalyze = "analyze" // understand or explain; read-only unless NeedsWrite
+	IntentModify  = "modify"  // change existing code
+	IntentCreate  = "create"  // add new files or features
+	IntentMixed   = "mixed"   // several, or unknown (the fallback)
+)
+
+// Dispatch is the classification of a prompt that chose the turn's route:
+// pure analysis runs read-only (deep-explore), everything else runs the
+// orchestrator with task rules adapted to the intent.
+type Dispatch struct {
+	// Intent is one of the Intent* constants.
+	Intent string `json:"intent"`
+	// NeedsWrite says the task requires changing files: the turn may not
+	// finish without a write (asked once).
+	NeedsWrite bool `json:"needsWrite"`
+	// Confidence is 0 when classification failed and the fallback
+	// (mixed, needs writes) was used.
+	Confidence float64 `json:"confidence"`
+	// Reasoning is the model's one-line reason, or why classifying failed.
+	Reasoning string `json:"reasoning,omitempty"`
 }
 
 // Turn finish statuses.
@@ -152,6 +180,9 @@ type FinalMessage struct {
 	Text string `json:"text"`
 	// Fallback is true when the model wrote no summary and olly built one.
 	Fallback bool `json:"fallback,omitempty"`
+	// Plan is true when the text is the plan a plan-mode turn produced:
+	// frontends offer "Implement this plan" (session.Service.ImplementPlan).
+	Plan bool `json:"plan,omitempty"`
 }
 
 // Compaction replaces the conversation before FirstKeptSeq with Summary in

@@ -64,6 +64,7 @@ type entry struct {
 type Conversation struct {
 	mu      sync.Mutex
 	entries []entry
+	lastSeq int64 // the highest seq applied
 }
 
 // NewConversation returns an empty conversation.
@@ -96,15 +97,28 @@ func (c *Conversation) Apply(ev event.Event) {
 	case event.ControlMessage:
 		e = entry{kind: entryControl, text: p.Content, control: p.Kind}
 	case event.Compaction:
-		c.compact(ev.Seq, p)
+		c.compact(ev, p)
 		return
 	default:
 		return
 	}
-	e.seq = ev.Seq
 	c.mu.Lock()
+	e.seq = c.seqOf(ev)
 	c.entries = append(c.entries, e)
 	c.mu.Unlock()
+}
+
+// seqOf returns the event's seq, or — for an event that was never stored
+// (a detached turn: sub-agents, tests) — the next one after the last seen,
+// so that compaction, which cuts by seq, works on in-memory conversations
+// too. Called with c.mu held.
+func (c *Conversation) seqOf(ev event.Event) int64 {
+	seq := ev.Seq
+	if seq == 0 {
+		seq = c.lastSeq + 1
+	}
+	c.lastSeq = max(c.lastSeq, seq)
+	return seq
 }
 
 // historyContent is an assistant message's content in history: what the
@@ -124,10 +138,10 @@ func historyContent(p event.AssistantMessage) string {
 
 // compact replaces the entries before firstKept with the summary. An
 // earlier summary is dropped: the new one covers it.
-func (c *Conversation) compact(seq int64, p event.Compaction) {
+func (c *Conversation) compact(ev event.Event, p event.Compaction) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	kept := []entry{{seq: seq, kind: entrySummary, text: p.Summary}}
+	kept := []entry{{seq: c.seqOf(ev), kind: entrySummary, text: p.Summary}}
 	for _, e := range c.entries {
 		if e.kind != entrySummary && e.seq >= p.FirstKeptSeq {
 			kept = append(kept, e)
@@ -148,16 +162,21 @@ func (c *Conversation) Len() int {
 func (c *Conversation) Messages(f Format) []llm.Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := renderer{format: f, out: make([]llm.Message, 0, len(c.entries)+2)}
-	r.lastAssistant = -1
-	for i := range c.entries {
-		if c.entries[i].kind == entryAssistant {
+	return render(c.entries, f, false).out
+}
+
+// render turns entries into messages; with track, the renderer also
+// records which entry each message starts with.
+func render(entries []entry, f Format, track bool) *renderer {
+	r := &renderer{format: f, out: make([]llm.Message, 0, len(entries)+2), track: track, pendFrom: -1, lastAssistant: -1}
+	for i := range entries {
+		if entries[i].kind == entryAssistant {
 			r.lastAssistant = i
 		}
 	}
-	for i := range c.entries {
-		r.add(i, &c.entries[i])
+	for i := range entries {
+		r.add(i, &entries[i])
 	}
 	r.flush()
-	return r.out
+	return r
 }

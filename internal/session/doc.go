@@ -40,11 +40,25 @@
 //   - Create makes a session for a workspace directory; Open reads one.
 //   - Prompt runs one turn to its end and returns its TurnResult. Its events
 //     go to the bus as they happen. One turn runs at a time per session: a
-//     second Prompt while one runs fails with ErrBusy (steering comes
-//     later). The session's stored status is generating while the turn
+//     second Prompt while one runs fails with ErrBusy. The session's stored
+//     status is generating while the turn
 //     runs, then idle, or error when the turn failed. A prompt the runner
 //     refuses before starting (an @path outside the workspace) returns the
 //     error and emits nothing.
+//   - Submit accepts a prompt without running it (an RPC or web frontend
+//     answers at once): an idle session admits it and the caller runs it
+//     with Submission.Run; while a prompt runs, a steering message is
+//     queued for the running turn, which the agent reads at its next
+//     iteration boundary (Turn.TakeSteering), and a follow-up is queued
+//     to run as the next turn (queue.go).
+//   - A prompt may start with a slash command (slash.go; Commands lists
+//     them): /plan, /review, /security-review, /deep-explore, /explore and
+//     /chat run the rest of the prompt in that mode; /compact compacts the
+//     conversation now (Deps.Compactor, or the Runner when it implements
+//     Compactor); /new starts a session in the same workspace and reports
+//     it in TurnResult.SessionID. An unknown /word is an error.
+//   - ImplementPlan starts an agent-mode turn whose task is a plan-mode
+//     turn's plan (the final_message marked plan).
 //   - Abort cancels the running turn: streaming stops, a running command's
 //     process group is killed through its context, and the turn ends with
 //     turn_finished{canceled}. Prompt still returns normally.
@@ -52,12 +66,31 @@
 //     live ones, with no gap and no duplicate. Pass the last Seq a client
 //     saw to resume it; ephemeral events are live only.
 //   - History returns the decoded events of the session's current branch
-//     (for timeline.Build); Conversation rebuilds the model's conversation.
+//     (for timeline.Build); Conversation rebuilds the model's conversation;
+//     Log returns the whole log, every branch.
+//   - Find (an id or a unique prefix), Latest, Recent and Resume find
+//     sessions for frontends (print mode's --continue and --resume).
+//   - Branch continues a session from before an earlier prompt; Fork copies
+//     a branch into a new session; Tree shows the branches as prompts.
+//     Rename records a title_changed event; Delete refuses sessions that
+//     are generating. Prompts returns the prompt history Prompt records.
+//   - Search searches by words and meaning (NewEmbedder, with a catch-up of
+//     pending embeddings); StartIndexing embeds in the background.
 //   - Emit is the only way to publish; Runner implementations use the
 //     Turn's Emit, which is bound to the session and the turn and feeds the
 //     turn's Conversation.
 //
 // The first prompt of an untitled session gives it a title (its first line,
-// shortened; title_changed right after the user_message). A model-written
-// title (agent.sessionTitleGeneration) can replace it later.
+// shortened; title_changed right after the user_message). With
+// Deps.Titles (agent.sessionTitleGeneration currentModel or selectModel) a
+// model then writes a better one in the background, bounded by
+// Deps.TitleTimeout (15 s), never blocking the turn; it replaces the
+// first-message title (another title_changed) unless the person renamed
+// the session meanwhile, and a failure keeps the first title and is
+// logged. Close cancels the titles being written and waits for them: call
+// it before closing the store.
+//
+// The runner's session memory (TurnResult.Memory, JSON) is stored on the
+// session row (session_memory) after each turn and handed to the next turn
+// as Turn.Memory, in this process or after a restart.
 package session

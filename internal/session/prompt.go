@@ -16,18 +16,39 @@ import (
 // titleMax bounds a title made from the first prompt, in runes.
 const titleMax = 60
 
-// Prompt runs one turn of the session and returns how it ended; the turn's
-// events are published as they happen. It fails with ErrBusy while the
-// session runs another turn, and with the runner's error when the prompt
-// was refused before the turn started. Canceling ctx (or Abort) cancels the
-// turn, which still ends with turn_finished.
-func (s *Service) Prompt(ctx context.Context, id string, in PromptInput) (*TurnResult, error) {
+// prompt runs one prompt (Prompt, without the queue): a slash command, or
+// one turn of the runner.
+func (s *Service) prompt(ctx context.Context, id string, in PromptInput) (*TurnResult, error) {
 	if strings.TrimSpace(in.Text) == "" {
 		return nil, errors.New("empty prompt: type what the agent should do")
 	}
+	// Every submitted prompt is kept for recall, commands included
+	// (history.go).
+	if err := s.recordPrompt(ctx, id, in.Text); err != nil {
+		return nil, err
+	}
+	cmd, isCmd, err := ParseSlash(in.Text)
+	switch {
+	case err != nil:
+		return nil, err
+	case isCmd:
+		return s.command(ctx, id, in, cmd)
+	}
+	in.Text = cmd.Args // the text with an escaped "//" unescaped
+	return s.runTurn(ctx, id, in)
+}
+
+// runTurn runs the runner's turn for in.
+func (s *Service) runTurn(ctx context.Context, id string, in PromptInput) (*TurnResult, error) {
 	if s.runner == nil {
 		return nil, errors.New("session service has no runner: the agent was not configured")
 	}
+	return s.withTurn(ctx, id, in, s.runner.RunTurn)
+}
+
+// withTurn prepares a turn of the session (one at a time; the session is
+// generating meanwhile) and runs fn on it.
+func (s *Service) withTurn(ctx context.Context, id string, in PromptInput, fn func(context.Context, *Turn) (*TurnResult, error)) (*TurnResult, error) {
 	turnCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	if err := s.begin(id, cancel); err != nil {
@@ -54,7 +75,9 @@ func (s *Service) Prompt(ctx context.Context, id string, in PromptInput) (*TurnR
 		return nil, err
 	}
 	t := s.newTurn(sess, ws, in, evs)
-	res, err := s.runner.RunTurn(turnCtx, t)
+	t.steering = func() []PromptInput { return s.takeSteering(id) } // queue.go
+	res, err := fn(turnCtx, t)
+	s.saveMemory(ctx, id, res) // memory.go: the runner's session memory, for the next turn
 	st := store.StatusIdle
 	// A prompt refused before the turn started (nothing emitted) leaves the
 	// session as it was; a turn that failed marks it.
@@ -98,7 +121,8 @@ func (s *Service) newTurn(sess *store.Session, ws *workspace.Workspace, in Promp
 	}
 	number++
 	t := &Turn{SessionID: sess.ID, Number: number, Workspace: ws, Input: in, History: BuildConversation(evs),
-		Mode: firstNonEmpty(in.Mode, sess.Mode, "agent"), Model: firstNonEmpty(in.Model, sess.Model)}
+		Mode: firstNonEmpty(in.Mode, sess.Mode, "agent"), Model: firstNonEmpty(in.Model, sess.Model),
+		ExplorerModel: sess.ExplorerModel, Memory: sess.SessionMemory}
 	// Tools may emit from their own goroutines, hence the atomics.
 	var titled atomic.Bool
 	titled.Store(sess.Title != "")
@@ -106,9 +130,11 @@ func (s *Service) newTurn(sess *store.Session, ws *workspace.Workspace, in Promp
 		ev, err := s.Emit(ctx, sess.ID, number, p)
 		t.started.Store(true)
 		if um, ok := p.(event.UserMessage); ok && err == nil && titled.CompareAndSwap(false, true) {
-			if terr := s.setTitle(ctx, sess.ID, number, TitleFromPrompt(um.Text)); terr != nil {
+			first := TitleFromPrompt(um.Text)
+			if terr := s.setTitle(ctx, sess.ID, number, first); terr != nil {
 				return ev, terr
 			}
+			s.generateTitle(sess.ID, number, um.Text, t.Model, first) // titles.go: a model-written title, in the background
 		}
 		return ev, err
 	}

@@ -33,21 +33,47 @@ type renderer struct {
 	// merged into one user message when the next user or assistant
 	// message, or the end, comes.
 	pieces []string
+
+	// With track set, from[k] is the index of the entry out[k] starts
+	// with (compaction cuts between entries: see CompactionCut). pendFrom
+	// is the first entry of the pending pieces and results (-1: none);
+	// openFrom is the assistant entry whose calls are open.
+	track    bool
+	from     []int
+	pendFrom int
+	openFrom int
+}
+
+// push appends a message that starts with entry i.
+func (r *renderer) push(m llm.Message, i int) {
+	r.out = append(r.out, m)
+	if r.track {
+		r.from = append(r.from, i)
+	}
+}
+
+// pend notes that entry i added a piece or a result to the pending user
+// message.
+func (r *renderer) pend(i int) {
+	if r.pendFrom < 0 {
+		r.pendFrom = i
+	}
 }
 
 func (r *renderer) add(i int, e *entry) {
 	switch e.kind {
 	case entryUser:
 		r.flush()
-		r.out = append(r.out, llm.Message{Role: llm.RoleUser, Content: e.text})
+		r.push(llm.Message{Role: llm.RoleUser, Content: e.text}, i)
 	case entrySummary:
 		r.flush()
-		r.out = append(r.out, llm.Message{Role: llm.RoleUser, Content: summaryIntro + e.text})
+		r.push(llm.Message{Role: llm.RoleUser, Content: summaryIntro + e.text}, i)
 	case entryAssistant:
 		r.flush()
-		r.out = append(r.out, r.assistant(e))
+		r.openFrom = i
+		r.push(r.assistant(e), i)
 	case entryResult:
-		r.result(e)
+		r.result(i, e)
 	case entryControl:
 		// A note or reminder has done its work once the model answered
 		// after it; kept, they pile up and the model re-reads stale
@@ -55,6 +81,7 @@ func (r *renderer) add(i int, e *entry) {
 		if (e.control == event.ControlNote || e.control == event.ControlReminder) && i < r.lastAssistant {
 			return
 		}
+		r.pend(i)
 		r.pieces = append(r.pieces, e.text)
 	}
 }
@@ -79,20 +106,22 @@ func (r *renderer) assistant(e *entry) llm.Message {
 	return m
 }
 
-func (r *renderer) result(e *entry) {
+func (r *renderer) result(i int, e *entry) {
 	if r.format == FormatText {
+		r.pend(i)
 		r.results = append(r.results, textResult(e.toolName, e.text))
 		return
 	}
 	for j, c := range r.open {
 		if (e.callID != "" && c.ID == e.callID) || (e.callID == "" && c.Name == e.toolName) {
-			r.out = append(r.out, llm.Message{Role: llm.RoleTool, Content: e.text, ToolName: e.toolName, ToolCallID: c.ID})
+			r.push(llm.Message{Role: llm.RoleTool, Content: e.text, ToolName: e.toolName, ToolCallID: c.ID}, i)
 			r.open = append(r.open[:j], r.open[j+1:]...)
 			return
 		}
 	}
 	// A result that answers no call (its assistant message was compacted
 	// away): a tool message here would be refused, so it travels as text.
+	r.pend(i)
 	r.pieces = append(r.pieces, textResult(e.toolName, e.text))
 }
 
@@ -100,7 +129,7 @@ func (r *renderer) result(e *entry) {
 // user or assistant message.
 func (r *renderer) flush() {
 	for _, c := range r.open {
-		r.out = append(r.out, llm.Message{Role: llm.RoleTool, Content: notRun, ToolName: c.Name, ToolCallID: c.ID})
+		r.push(llm.Message{Role: llm.RoleTool, Content: notRun, ToolName: c.Name, ToolCallID: c.ID}, r.openFrom)
 	}
 	r.open = r.open[:0]
 	pieces := r.pieces
@@ -108,9 +137,9 @@ func (r *renderer) flush() {
 		pieces = withResults(pieces, r.results)
 	}
 	if len(pieces) > 0 {
-		r.out = append(r.out, llm.Message{Role: llm.RoleUser, Content: strings.Join(pieces, "\n\n")})
+		r.push(llm.Message{Role: llm.RoleUser, Content: strings.Join(pieces, "\n\n")}, r.pendFrom)
 	}
-	r.pieces, r.results = nil, nil
+	r.pieces, r.results, r.pendFrom = nil, nil, -1
 }
 
 // textResult is one result in the text format.

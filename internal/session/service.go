@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -33,6 +34,9 @@ type Rows interface {
 type Store interface {
 	Log
 	Rows
+	Catalog   // resolve.go, manage.go
+	Branching // branch.go
+	PromptLog // history.go
 }
 
 // Deps are the service's dependencies.
@@ -48,6 +52,17 @@ type Deps struct {
 	// OpenWorkspace builds a session's workspace from its directory; nil:
 	// workspace.New with that one root.
 	OpenWorkspace func(dir string) (*workspace.Workspace, error)
+	// Compactor runs /compact; nil: the Runner when it implements
+	// Compactor, else /compact is unavailable.
+	Compactor Compactor
+	// Titles writes a model title for a new session, in the background,
+	// after its first prompt (agent.sessionTitleGeneration); nil keeps the
+	// first-message title. TitleTimeout bounds it (0: 15 s).
+	Titles       TitleGenerator
+	TitleTimeout time.Duration
+	// Log receives what the person is not shown (a title the model could
+	// not write, memory that could not be stored); nil discards it.
+	Log *slog.Logger
 }
 
 // ErrBusy is returned by Prompt while the session is already running a turn.
@@ -55,15 +70,25 @@ var ErrBusy = errors.New("session is busy")
 
 // Service runs sessions. It is safe for concurrent use.
 type Service struct {
-	store  Store
-	bus    *event.Bus
-	runner Runner
-	now    func() time.Time
-	openWS func(string) (*workspace.Workspace, error)
+	store     Store
+	bus       *event.Bus
+	runner    Runner
+	compactor Compactor
+	now       func() time.Time
+	openWS    func(string) (*workspace.Workspace, error)
+
+	// titles.go: model-written titles, run in the background (bg).
+	titles       TitleGenerator
+	titleTimeout time.Duration
+	log          *slog.Logger
+	bg           *background
 
 	mu     sync.Mutex
 	locks  map[string]*sync.Mutex // per session: orders emits
 	active map[string]context.CancelFunc
+	// queues are the prompts waiting for a session's running prompt
+	// (queue.go); made on first use.
+	queues map[string]*queue
 	spaces map[string]*workspace.Workspace
 }
 
@@ -76,6 +101,11 @@ func New(d Deps) (*Service, error) {
 		locks: map[string]*sync.Mutex{}, active: map[string]context.CancelFunc{}, spaces: map[string]*workspace.Workspace{}}
 	if s.bus == nil {
 		s.bus = event.NewBus()
+	}
+	s.titles, s.titleTimeout, s.log, s.bg = d.Titles, d.TitleTimeout, d.Log, newBackground()
+	s.compactor = d.Compactor
+	if c, ok := d.Runner.(Compactor); ok && s.compactor == nil {
+		s.compactor = c
 	}
 	if s.now == nil {
 		s.now = time.Now

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"sync/atomic"
 
@@ -19,6 +20,10 @@ type PromptInput struct {
 	Mode string
 	// Model overrides the session's model for this turn.
 	Model string
+	// FromPlan is the turn whose plan this prompt implements
+	// (ImplementPlan sets it): the runner does not classify the prompt,
+	// since the plan already decided what to do.
+	FromPlan int
 }
 
 // TurnResult is how a turn ended.
@@ -34,6 +39,16 @@ type TurnResult struct {
 	Error string
 	// FilesChanged are the workspace-relative paths the turn wrote.
 	FilesChanged []string
+	// Command names the slash command the prompt was ("compact", "new"),
+	// when it was one that is not a turn of the agent.
+	Command string
+	// SessionID is set when the prompt switched sessions (/new): the new
+	// session's id, which the frontend continues with.
+	SessionID string
+	// Memory is the runner's session memory after the turn (JSON); the
+	// service stores it on the session row (session_memory) and hands it
+	// back as Turn.Memory next turn. Nil leaves the stored memory as it is.
+	Memory json.RawMessage
 }
 
 // Runner runs one turn: the agent. It emits every event of the turn through
@@ -62,13 +77,23 @@ type Turn struct {
 	// runner's default).
 	Mode  string
 	Model string
-	Input PromptInput
+	// ExplorerModel is the session's own model for sub-agents ("": the
+	// runner's setting, then Model).
+	ExplorerModel string
+	Input         PromptInput
 	// History is the conversation of the session's branch so far. Emit
 	// applies each event of the turn to it, so it always holds what has
 	// been stored.
 	History *Conversation
+	// Memory is the session memory stored on the session row
+	// (session_memory), as the runner last returned it in
+	// TurnResult.Memory; nil for a new session. The runner validates it.
+	Memory json.RawMessage
 
 	emit EmitFunc
+	// steering pops the session's queued steering messages (queue.go);
+	// nil for turns outside the service.
+	steering func() []PromptInput
 	// started is set once the turn emitted anything (service turns).
 	started atomic.Bool
 }

@@ -56,10 +56,10 @@ func (b *Builder) Apply(ev event.Event) {
 	case event.TitleChanged:
 		b.tl.Title = p.Title
 	case event.UserMessage:
-		b.tl.Items = append(b.tl.Items, &Item{Kind: KindUser, Turn: ev.Turn, Seq: ev.Seq, Text: p.Text, Attachments: p.Attachments})
+		b.applyUser(ev, p)
 	case event.TurnStarted:
 		it := b.item(ev.Turn)
-		it.Mode, it.Model = p.Mode, p.Model
+		it.Mode, it.Model, it.Dispatch = p.Mode, p.Model, p.Dispatch
 	case event.TextDelta:
 		blk := b.textBlock(ev.Turn, p.Iteration)
 		blk.Text += p.Text
@@ -121,6 +121,22 @@ func (b *Builder) Apply(ev event.Event) {
 	}
 	// ToolResult, ControlMessage and SessionSettings are conversation or
 	// session state, not rendered.
+}
+
+// applyUser adds the prompt before its turn's assistant message: the agent
+// emits turn_started (which opens that message) before the user message,
+// and the prompt must still read first.
+func (b *Builder) applyUser(ev event.Event, p event.UserMessage) {
+	u := &Item{Kind: KindUser, Turn: ev.Turn, Seq: ev.Seq, Text: p.Text, Attachments: p.Attachments}
+	if a := b.assistant[ev.Turn]; a != nil {
+		for i, it := range b.tl.Items {
+			if it == a {
+				b.tl.Items = append(b.tl.Items[:i], append([]*Item{u}, b.tl.Items[i:]...)...)
+				return
+			}
+		}
+	}
+	b.tl.Items = append(b.tl.Items, u)
 }
 
 // item returns the assistant item of turn, creating it.
@@ -194,11 +210,11 @@ func (b *Builder) applyFinal(turn int, p event.FinalMessage) {
 	it := b.item(turn)
 	for _, blk := range it.Blocks {
 		if blk.Kind == BlockFinal {
-			blk.Text = p.Text
+			blk.Text, blk.Plan = p.Text, p.Plan
 			return
 		}
 	}
-	it.Blocks = append(it.Blocks, &Block{Kind: BlockFinal, Text: p.Text})
+	it.Blocks = append(it.Blocks, &Block{Kind: BlockFinal, Text: p.Text, Plan: p.Plan})
 }
 
 func (b *Builder) applyGroupStart(turn int, p event.ProgressGroupStart) {

@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -170,5 +171,28 @@ func TestActionWithoutGroupAndApprovalWithoutAction(t *testing.T) {
 	it := b.Timeline().Items[0]
 	if len(it.Blocks) != 2 || len(it.Blocks[0].Group.Actions) != 1 || it.Blocks[1].Group.Actions[0].Approval == nil {
 		t.Fatalf("orphans lost: %s", asJSON(t, b.Timeline()))
+	}
+}
+
+// TestPromptBeforeItsAnswer: the agent emits turn_started before the user
+// message; the prompt still renders before the assistant message it opened
+// (it rendered after it, a bug found by the session exports).
+func TestPromptBeforeItsAnswer(t *testing.T) {
+	evs := []event.Event{
+		{Session: "s", Seq: 1, Turn: 1, Data: event.TurnStarted{Mode: "agent", Model: "m"}},
+		{Session: "s", Seq: 2, Turn: 1, Data: event.UserMessage{Text: "first"}},
+		{Session: "s", Seq: 3, Turn: 1, Data: event.FinalMessage{Text: "one"}},
+		{Session: "s", Seq: 4, Turn: 1, Data: event.TurnFinished{Status: event.FinishDone}},
+		{Session: "s", Seq: 5, Turn: 2, Data: event.TurnStarted{Mode: "agent", Model: "m"}},
+		{Session: "s", Seq: 6, Turn: 2, Data: event.UserMessage{Text: "second"}},
+		{Session: "s", Seq: 7, Turn: 2, Data: event.TurnFinished{Status: event.FinishDone}},
+	}
+	var got []string
+	for _, it := range Build(evs).Items {
+		got = append(got, fmt.Sprintf("%s %d", it.Kind, it.Turn))
+	}
+	want := []string{"user 1", "assistant 1", "user 2", "assistant 2"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("item order (-want +got):\n%s", diff)
 	}
 }

@@ -36,9 +36,12 @@ type Item struct {
 	Attachments []event.Attachment `json:"attachments,omitempty"`
 
 	// Assistant messages.
-	Mode   string   `json:"mode,omitempty"`
-	Model  string   `json:"model,omitempty"`
-	Blocks []*Block `json:"blocks,omitempty"`
+	Mode  string `json:"mode,omitempty"`
+	Model string `json:"model,omitempty"`
+	// Dispatch is how an agent-mode prompt was classified: why the turn
+	// runs in Mode.
+	Dispatch *event.Dispatch `json:"dispatch,omitempty"`
+	Blocks   []*Block        `json:"blocks,omitempty"`
 	// Status is "running" until the turn finishes, then the finish status.
 	Status     string            `json:"status,omitempty"`
 	Error      string            `json:"error,omitempty"`
@@ -65,6 +68,9 @@ type Block struct {
 	// Text blocks, thinking blocks, final summary, notices.
 	Text       string `json:"text,omitempty"`
 	DurationMs int64  `json:"durationMs,omitempty"`
+	// Plan marks a final block that is a plan-mode plan: frontends offer
+	// "Implement this plan" (session.Service.ImplementPlan).
+	Plan bool `json:"plan,omitempty"`
 	// Notice level: "error", "warning", "compaction".
 	Level string `json:"level,omitempty"`
 

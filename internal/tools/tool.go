@@ -107,6 +107,9 @@ type Env struct {
 	// used by the code-intelligence tools in preference to the ones they
 	// were built with; nil: those.
 	LanguageServers LanguageServers
+	// Subagents runs run_subagent's sub-agents (subagent.go); the agent
+	// sets it per call. Nil: run_subagent is unavailable.
+	Subagents SubagentRunner
 }
 
 // Approver settles an approval request: *approval.Manager.

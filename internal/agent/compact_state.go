@@ -1,0 +1,183 @@
+package agent
+
+import (
+	"encoding/json"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/session"
+)
+
+// contextState is a run's context management: the session memory and its
+// block in the system prompt, the estimate of the request last sent, the
+// calibration of estimates with the server's counts, and the compaction
+// bookkeeping. The loop reaches it through a few one-line hooks in run.go
+// (startContext, observe, systemMessage, prepare, overflowed, usage,
+// memoryJSON).
+type contextState struct {
+	// mu guards memory and obs: tools may emit from their own goroutines.
+	mu     sync.Mutex
+	memory *sessionMemory
+	obs    memoryObserver
+	// block is the memory block in the system prompt: a snapshot taken
+	// when the turn starts and after each compaction, not at every
+	// iteration. Ollama reuses the KV cache for the prompt's unchanged
+	// prefix; a system prompt that changed at every iteration would make
+	// the server evaluate the whole conversation again each time (seconds
+	// to minutes on local hardware). Within a turn the model sees its own
+	// calls anyway; the notes matter once history is summarised, and in
+	// the next turn.
+	block string
+
+	// last is the estimate of the request last sent; ratio the server's
+	// count divided by the estimate for the last request it counted (0:
+	// none yet this turn).
+	last  requestEstimate
+	ratio float64
+	// textTools estimates the tool descriptions inside a text-format
+	// system prompt (a category of their own).
+	textTools int
+	// compactedAt and retriedAt are the iterations of the last compaction
+	// and of the last overflow retry (0: none).
+	compactedAt int
+	retriedAt   int
+}
+
+// Calibration bounds: a server count far from the estimate is more likely
+// a truncated prompt or a missing count than a tokenizer that different.
+const (
+	minRatio = 0.25
+	maxRatio = 4.0
+)
+
+// calibrated turns an estimate into the best guess of the real count.
+func (cs *contextState) calibrated(est int) int {
+	if cs.ratio <= 0 {
+		return est
+	}
+	return int(float64(est)*cs.ratio + 0.5)
+}
+
+// calibrate learns from the server's count of the request estimated as
+// est.
+func (cs *contextState) calibrate(real, est int) {
+	if real <= 0 || est <= 0 {
+		return
+	}
+	cs.ratio = min(max(float64(real)/float64(est), minRatio), maxRatio)
+}
+
+// snapshot copies the notes, for readers outside the lock (the fallback
+// summary); nil before the turn started.
+func (cs *contextState) snapshot() *sessionMemory {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.memory == nil {
+		return nil
+	}
+	c := &sessionMemory{Version: cs.memory.Version, Task: cs.memory.Task}
+	c.merge(cs.memory)
+	return c
+}
+
+// refreshBlock takes a new snapshot of the memory block.
+func (cs *contextState) refreshBlock() {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if cs.memory != nil {
+		cs.block = cs.memory.block()
+	}
+}
+
+// startContext sets the run's context management up once the system
+// prompt is known: the session memory restored from the session row, the
+// new task and the preferences stated in it, the block snapshot.
+func (r *run) startContext() {
+	mem := r.a.loadMemory(r.t.SessionID, r.t.Memory)
+	mem.setTask(r.t.Input.Text)
+	for _, p := range preferences(r.t.Input.Text) {
+		mem.addEntry(memPreference, p)
+	}
+	r.cs.mu.Lock()
+	r.cs.memory, r.cs.obs = mem, memoryObserver{mem: mem}
+	r.cs.mu.Unlock()
+	r.cs.refreshBlock()
+	if r.format == session.FormatText {
+		r.cs.textTools = estimateTools(r.specs)
+	}
+}
+
+// observe feeds a recorded event to the session memory.
+func (r *run) observe(p event.Payload) {
+	switch p.(type) {
+	case event.AssistantMessage, event.ToolResult:
+	default:
+		return
+	}
+	r.cs.mu.Lock()
+	defer r.cs.mu.Unlock()
+	if r.cs.memory != nil {
+		r.cs.obs.observe(p)
+	}
+}
+
+// systemMessage is the system prompt as sent: the rendered prompt, then
+// the session memory block.
+func (r *run) systemMessage() string {
+	r.cs.mu.Lock()
+	block := r.cs.block
+	r.cs.mu.Unlock()
+	if block == "" {
+		return r.system
+	}
+	return r.system + "\n\n" + block
+}
+
+// memoryJSON is the session memory to store on the session row (nil
+// before the turn started: the stored memory stays).
+func (r *run) memoryJSON() json.RawMessage {
+	r.cs.mu.Lock()
+	defer r.cs.mu.Unlock()
+	if r.cs.memory == nil {
+		return nil
+	}
+	return r.cs.memory.toJSON()
+}
+
+// absorbMemory merges the notes a sub-agent's run returned
+// (TurnResult.Memory) into this run's: in agent mode the orchestrator reads
+// through sub-agents, so the files they read and the functions they
+// explored are what the session should remember. The sub-agent's task is
+// not taken: this run's task stays.
+func (r *run) absorbMemory(raw json.RawMessage) {
+	sub, err := memoryFromJSON(raw)
+	if err != nil || sub.empty() {
+		return
+	}
+	r.cs.mu.Lock()
+	defer r.cs.mu.Unlock()
+	if r.cs.memory == nil {
+		return
+	}
+	r.cs.memory.merge(sub)
+}
+
+// loadMemory restores stored notes; invalid ones are logged and ignored
+// (memory is an aid: it never stops a turn).
+func (a *Agent) loadMemory(sessionID string, raw json.RawMessage) *sessionMemory {
+	mem, err := memoryFromJSON(raw)
+	if err != nil {
+		a.logger().Warn("session memory ignored", "session", sessionID, "error", err)
+	}
+	return mem
+}
+
+// logger returns the agent's logger, or one that discards.
+func (a *Agent) logger() *slog.Logger {
+	if a.log != nil {
+		return a.log
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
+}

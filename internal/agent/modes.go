@@ -1,0 +1,224 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/tools"
+)
+
+// Modes (session.Turn.Mode, event.TurnStarted.Mode). Every mode runs the
+// same loop (agent.go); a mode is data: its tools, its prompt, its
+// iteration cap and which gates apply (seed 000, "AgentExploreExecutor").
+const (
+	ModeAgent            = "agent"
+	ModeExplore          = "explore"
+	ModePlan             = "plan"
+	ModeReview           = "review"
+	ModeSecurityReview   = "security-review"
+	ModeDeepExplore      = "deep-explore"
+	ModeDeepExploreWrite = "deep-explore-write"
+	ModeChat             = "chat"
+)
+
+// maxSubagentDepth is how deep sub-agents nest: the orchestrator's
+// sub-agents are at depth 1, and a deep-explore sub-agent may start
+// sub-agents of its own at depth 2, which may not.
+const maxSubagentDepth = 2
+
+// readOnlyTools are the tools of every read-only mode, when registered:
+// reading, listing, finding and searching files, diagnostics, and the
+// eight code-intelligence tools.
+func readOnlyTools() []string {
+	return append([]string{"read_file", "list_files", "find_files", "search_workspace", "get_diagnostics"}, lspTools()...)
+}
+
+// lspTools are the eight code-intelligence tools.
+func lspTools() []string {
+	return []string{"get_document_symbols", "find_definition", "find_references", "find_implementations",
+		"find_symbol", "get_hover_info", "get_call_hierarchy", "get_type_hierarchy"}
+}
+
+// routing is how a run works, beyond the loop's own state: its mode, the
+// dispatcher's classification, its place among sub-agents and what its
+// prompt adds (modes.go, dispatch.go, subagent.go, projectctx.go,
+// scratch.go).
+type routing struct {
+	mode     mode
+	dispatch *event.Dispatch
+	// depth is 0 for a turn of the person, 1 for its sub-agents, 2 for
+	// theirs.
+	depth int
+	// idBase makes the run's group and action ids unique in the session
+	// ("" uses turn_started's seq; sub-agents use their wrapper group).
+	idBase string
+	// hint is a sub-agent's focus area (run_subagent's context_hint).
+	hint string
+	// project is the project context block (read-only modes, sub-agents).
+	project string
+	// scratch is the session's scratch directory ("" when none).
+	scratch string
+}
+
+// ids is the run's id base.
+func (r *run) ids() string {
+	if r.idBase != "" {
+		return r.idBase
+	}
+	return strconv.FormatInt(r.turnSeq, 10)
+}
+
+// mode is one row of the mode table.
+type mode struct {
+	name string
+	// maxIter caps the mode's iterations; agent.maxIterations caps them
+	// too. 0: agent.maxIterations alone.
+	maxIter int
+	// orchestrator: agent mode — Config.Tools, the dispatcher, the
+	// scratch directory, no project context (sub-agents read it).
+	orchestrator bool
+	// extra are tools beyond readOnlyTools (not for the orchestrator).
+	extra []string
+	// readOnly: no checkpoints and no write check.
+	readOnly bool
+	// gitOnly limits run_terminal_command to read-only git commands
+	// (review), refused at run time otherwise.
+	gitOnly bool
+	// answerEnds: an answer without tool calls ends the turn (chat), with
+	// no nudge for the completion signal.
+	answerEnds bool
+	// plan: the final answer is a plan (event.FinalMessage.Plan).
+	plan bool
+	// security: review for security only.
+	security bool
+}
+
+// modes is the mode table.
+func modes() []mode {
+	review := []string{"run_terminal_command"}
+	return []mode{
+		{name: ModeAgent, orchestrator: true},
+		{name: ModeExplore, maxIter: 10, readOnly: true},
+		{name: ModePlan, maxIter: 10, readOnly: true, plan: true},
+		{name: ModeReview, maxIter: 15, readOnly: true, extra: review, gitOnly: true},
+		{name: ModeSecurityReview, maxIter: 15, readOnly: true, extra: review, gitOnly: true, security: true},
+		{name: ModeDeepExplore, maxIter: 20, readOnly: true, extra: []string{tools.SubagentTool}},
+		{name: ModeDeepExploreWrite, maxIter: 20, extra: []string{tools.SubagentTool, "write_file"}},
+		{name: ModeChat, maxIter: 10, readOnly: true, answerEnds: true},
+	}
+}
+
+// modeNamed returns the mode called name ("" is agent mode).
+func modeNamed(name string) (mode, error) {
+	if name == "" {
+		name = ModeAgent
+	}
+	var names []string
+	for _, m := range modes() {
+		if m.name == name {
+			return m, nil
+		}
+		names = append(names, m.name)
+	}
+	return mode{}, fmt.Errorf("unknown mode %q: olly's modes are %s", name, strings.Join(names, ", "))
+}
+
+// toolNames are the tools the mode offers at depth (0: a turn of the
+// person; sub-agents are deeper). Nil offers every registered tool.
+func (m mode) toolNames(cfg Config, depth int) []string {
+	if m.orchestrator {
+		return cfg.Tools
+	}
+	names := append(readOnlyTools(), m.extra...)
+	if depth >= maxSubagentDepth {
+		names = without(names, tools.SubagentTool)
+	}
+	return names
+}
+
+func without(names []string, drop string) []string {
+	out := names[:0:0]
+	for _, n := range names {
+		if n != drop {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// route decides how the run works: the mode (agent-mode prompts of the
+// person are classified first and may be routed to deep-explore), its
+// iteration cap, the tools offered, and whether the task needs writes.
+func (r *run) route(ctx context.Context, m mode) {
+	if m.orchestrator && r.depth == 0 {
+		r.dispatch = r.classify(ctx)
+		if d := r.dispatch; d != nil && d.Intent == event.IntentAnalyze {
+			next := ModeDeepExplore
+			if d.NeedsWrite {
+				next = ModeDeepExploreWrite
+			}
+			m, _ = modeNamed(next) // a row of the table
+		}
+	}
+	r.mode = m
+	if m.maxIter > 0 && m.maxIter < r.cfg.MaxIterations {
+		r.cfg.MaxIterations = m.maxIter
+	}
+	r.offer(m.toolNames(r.cfg, r.depth))
+	if !m.orchestrator {
+		r.project = r.a.projectContext(ctx, r.t.SessionID, r.t.Workspace)
+	}
+	switch {
+	case m.readOnly:
+		r.gates.needsWrite = false
+	case r.dispatch != nil:
+		r.gates.needsWrite = r.dispatch.NeedsWrite
+	default:
+		r.gates.needsWrite = needsWrite(r.t.Input.Text)
+	}
+}
+
+// offer sets the tools offered to the model.
+func (r *run) offer(names []string) {
+	r.specs, r.offered = nil, map[string]bool{}
+	for _, s := range r.a.tools.Specs(names...) {
+		r.specs = append(r.specs, s)
+		r.offered[s.Name] = true
+	}
+}
+
+// useEnv sets the run's tool environment, fitted to its mode: read-only
+// modes keep no checkpoint (they cannot write); the orchestrator gets its
+// scratch directory.
+func (r *run) useEnv(env tools.Env) {
+	if r.mode.readOnly {
+		env.Snapshots = nil
+	}
+	r.env = env
+	r.openScratch()
+}
+
+// intent is the task intent the prompt's task rules adapt to ("" when
+// the prompt was not classified).
+func (r *run) intent() string {
+	if r.dispatch == nil {
+		return ""
+	}
+	return r.dispatch.Intent
+}
+
+// unavailable is the result of a call of a tool the mode does not offer:
+// refused at run time, whatever the model saw in its tool list.
+func (r *run) unavailable(name string) string {
+	avail := strings.Join(r.offeredNames(), ", ")
+	switch {
+	case r.mode.orchestrator && r.offered[tools.SubagentTool]:
+		return fmt.Sprintf("Tool %q is not available to you: you delegate reading, searching and code navigation to sub-agents. Call run_subagent with a specific task instead. Available tools: %s.", name, avail)
+	case r.mode.readOnly:
+		return fmt.Sprintf("Tool %q is not available in %s mode, which is read-only. Available tools: %s.", name, r.mode.name, avail)
+	}
+	return fmt.Sprintf("Tool %q is not available here. Available tools: %s.", name, avail)
+}

@@ -1,0 +1,93 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/store"
+)
+
+// Modes lists the modes a session (or one prompt) can run in: agent, and
+// the mode of every slash command that has one.
+func Modes() []string {
+	out := []string{"agent"}
+	for _, c := range Commands() {
+		if c.Mode != "" && !slices.Contains(out, c.Mode) {
+			out = append(out, c.Mode)
+		}
+	}
+	return out
+}
+
+// ChangeSettings changes the session's own settings — the non-nil fields
+// of ch: model, explorer model, mode, the two auto-approve toggles — on the
+// session row, and records what changed as a session_settings event (turn
+// 0, like a rename), so the history shows when it changed. A field equal
+// to the current value is left out; when nothing changes, nothing is
+// recorded. The next turn uses the new values; a turn already running keeps
+// its model and mode. It returns the session as stored.
+func (s *Service) ChangeSettings(ctx context.Context, id string, ch event.SessionSettings) (*store.Session, error) {
+	if err := checkSettings(&ch); err != nil {
+		return nil, err
+	}
+	if _, err := s.Open(ctx, id); err != nil {
+		return nil, err
+	}
+	var changed event.SessionSettings
+	sess, err := s.store.UpdateSession(ctx, id, func(x *store.Session) error {
+		changed = event.SessionSettings{}
+		setString(&x.Model, ch.Model, &changed.Model)
+		setString(&x.ExplorerModel, ch.ExplorerModel, &changed.ExplorerModel)
+		setString(&x.Mode, ch.Mode, &changed.Mode)
+		setBool(&x.AutoApproveCommands, ch.AutoApproveCommands, &changed.AutoApproveCommands)
+		setBool(&x.AutoApproveSensitiveEdits, ch.AutoApproveSensitiveEdits, &changed.AutoApproveSensitiveEdits)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("change the settings of session %s: %w", id, err)
+	}
+	if changed == (event.SessionSettings{}) {
+		return sess, nil
+	}
+	if _, err := s.Emit(ctx, id, 0, changed); err != nil {
+		return sess, err
+	}
+	return sess, nil
+}
+
+// checkSettings trims ch's strings and refuses values no turn could use.
+func checkSettings(ch *event.SessionSettings) error {
+	for _, p := range []*string{ch.Model, ch.ExplorerModel, ch.Mode} {
+		if p != nil {
+			*p = strings.TrimSpace(*p)
+		}
+	}
+	if ch.Model != nil && *ch.Model == "" {
+		return fmt.Errorf("the model name is empty: give a model the server has (olly models lists them)")
+	}
+	if ch.Mode != nil && !slices.Contains(Modes(), *ch.Mode) {
+		return fmt.Errorf("unknown mode %q: use one of %s", *ch.Mode, strings.Join(Modes(), ", "))
+	}
+	return nil
+}
+
+// setString sets *dst to *v when v differs from it, and records v in
+// *changed.
+func setString(dst *string, v *string, changed **string) {
+	if v != nil && *v != *dst {
+		*dst = *v
+		val := *v
+		*changed = &val
+	}
+}
+
+func setBool(dst *bool, v *bool, changed **bool) {
+	if v != nil && *v != *dst {
+		*dst = *v
+		val := *v
+		*changed = &val
+	}
+}

@@ -1,0 +1,185 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/olly-agent/olly/internal/event"
+)
+
+// Command is a slash command a prompt may start with. Every frontend gets
+// them from here, so /plan means the same in the terminal, the web UI and
+// over RPC.
+type Command struct {
+	// Name is the command without its slash ("plan").
+	Name string
+	// Usage shows its arguments ("/plan <task>"); About says what it does.
+	Usage string
+	About string
+	// Mode is the mode the rest of the prompt runs in; "" for commands
+	// that act on the session (/compact, /new).
+	Mode string
+	// Default is the task when nothing follows a mode command; "" means
+	// a task is required.
+	Default string
+}
+
+// Commands lists the slash commands, in the order help shows them.
+func Commands() []Command {
+	return []Command{
+		{Name: "plan", Usage: "/plan <task>", Mode: "plan",
+			About: "explore read-only and write a plan, which you can then implement"},
+		{Name: "review", Usage: "/review [what to review]", Mode: "review",
+			About:   "review code for bugs and security problems (read-only; may run read-only git commands)",
+			Default: "Review the uncommitted changes in this workspace (start with git status and git diff HEAD) for bugs and security problems."},
+		{Name: "security-review", Usage: "/security-review [what to review]", Mode: "security-review",
+			About:   "security review only, with a confidence for every finding (read-only; may run read-only git commands)",
+			Default: "Do a security review of the uncommitted changes in this workspace (start with git status and git diff HEAD)."},
+		{Name: "deep-explore", Usage: "/deep-explore <question>", Mode: "deep-explore",
+			About: "investigate the code in depth, read-only, with sub-agents"},
+		{Name: "explore", Usage: "/explore <question>", Mode: "explore",
+			About: "look around the code read-only and answer"},
+		{Name: "chat", Usage: "/chat <question>", Mode: "chat",
+			About: "answer a question, reading code when needed"},
+		{Name: "compact", Usage: "/compact [instructions]",
+			About: "summarize the conversation so far to free the context window; instructions say what to keep"},
+		{Name: "new", Usage: "/new [prompt]",
+			About: "start a new session in the same workspace (and run the prompt there)"},
+	}
+}
+
+// SlashCommand is a parsed prompt: a command and its arguments, or (not a
+// command) the prompt's text in Args.
+type SlashCommand struct {
+	Name string
+	Args string
+}
+
+// ParseSlash reads a slash command at the start of a prompt (leading
+// spaces allowed). It reports whether the prompt is a command; when it is
+// not, Args is the text to send (a leading "//" unescaped to "/"). A
+// prompt that starts with a slash and a word made of letters, digits, _ and
+// - is a command, and an unknown one is an error listing the commands; a
+// slash followed by anything else ("/usr/bin/env is missing", "/ 2") is
+// ordinary text.
+func ParseSlash(text string) (SlashCommand, bool, error) {
+	lead := len(text) - len(strings.TrimLeft(text, " \t\r\n"))
+	rest := text[lead:]
+	switch {
+	case strings.HasPrefix(rest, "//"):
+		return SlashCommand{Args: text[:lead] + rest[1:]}, false, nil
+	case !strings.HasPrefix(rest, "/"):
+		return SlashCommand{Args: text}, false, nil
+	}
+	word, args := rest[1:], ""
+	if i := strings.IndexAny(word, " \t\r\n"); i >= 0 {
+		word, args = word[:i], strings.TrimSpace(word[i:])
+	}
+	if word == "" || !commandWord(word) {
+		return SlashCommand{Args: text}, false, nil
+	}
+	name := strings.ToLower(word)
+	if _, ok := commandNamed(name); !ok {
+		return SlashCommand{}, false, fmt.Errorf("unknown command /%s. Commands: %s. To send a prompt that starts with a slash, begin it with //", word, commandList())
+	}
+	return SlashCommand{Name: name, Args: args}, true, nil
+}
+
+func commandWord(w string) bool {
+	for _, r := range w {
+		if !(r == '-' || r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')) {
+			return false
+		}
+	}
+	return true
+}
+
+func commandNamed(name string) (Command, bool) {
+	for _, c := range Commands() {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Command{}, false
+}
+
+func commandList() string {
+	var out []string
+	for _, c := range Commands() {
+		out = append(out, c.Usage)
+	}
+	return strings.Join(out, ", ")
+}
+
+// command runs a parsed slash command.
+func (s *Service) command(ctx context.Context, id string, in PromptInput, sc SlashCommand) (*TurnResult, error) {
+	c, _ := commandNamed(sc.Name) // ParseSlash returns known commands only
+	switch {
+	case c.Mode != "":
+		text := sc.Args
+		if text == "" {
+			text = c.Default
+		}
+		if text == "" {
+			return nil, fmt.Errorf("/%s needs something to work on: %s", c.Name, c.Usage)
+		}
+		in.Text, in.Mode = text, c.Mode
+		return s.runTurn(ctx, id, in)
+	case c.Name == "compact":
+		return s.compact(ctx, id, sc.Args)
+	case c.Name == "new":
+		return s.newSession(ctx, id, in, sc.Args)
+	}
+	return nil, fmt.Errorf("command /%s has no handler", c.Name)
+}
+
+// Compactor compacts a session's conversation on request (/compact): the
+// agent's context compaction, steered by the person's instructions. It
+// records the result through t.Emit (a compaction event), so the next
+// request is built from the summary.
+type Compactor interface {
+	Compact(ctx context.Context, t *Turn, instructions string) error
+}
+
+// compact runs /compact as a turn of its own: the session is busy while it
+// runs, like a prompt.
+func (s *Service) compact(ctx context.Context, id, instructions string) (*TurnResult, error) {
+	if s.compactor == nil {
+		return nil, errors.New("/compact is not available: this olly has no context compaction configured")
+	}
+	in := PromptInput{Text: strings.TrimSpace("/compact " + instructions)}
+	return s.withTurn(ctx, id, in, func(ctx context.Context, t *Turn) (*TurnResult, error) {
+		res := &TurnResult{Turn: t.Number, Command: "compact", Status: event.FinishDone}
+		if err := s.compactor.Compact(ctx, t, instructions); err != nil {
+			res.Status, res.Error = event.FinishFailed, err.Error()
+			return res, fmt.Errorf("compact: %w", err)
+		}
+		return res, nil
+	})
+}
+
+// newSession runs /new: a session in the same workspace, with the same mode
+// and model, and the prompt (if any) run there. The result names the new
+// session.
+func (s *Service) newSession(ctx context.Context, id string, in PromptInput, text string) (*TurnResult, error) {
+	old, err := s.Open(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := s.Create(ctx, CreateOptions{Workspace: old.Workspace, Mode: old.Mode, Model: old.Model})
+	if err != nil {
+		return nil, fmt.Errorf("/new: %w", err)
+	}
+	if text == "" {
+		return &TurnResult{Command: "new", SessionID: sess.ID, Status: event.FinishDone}, nil
+	}
+	in.Text = text
+	res, err := s.Prompt(ctx, sess.ID, in)
+	if res == nil {
+		res = &TurnResult{}
+	}
+	res.Command, res.SessionID = "new", sess.ID
+	return res, err
+}
