@@ -77,17 +77,16 @@ type header struct {
 func readHeader(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }) (header, error) {
-	var h header
-	if err := q.QueryRowContext(ctx, "PRAGMA user_version").Scan(&h.version); err != nil {
-		return h, err
-	}
-	if err := q.QueryRowContext(ctx, "PRAGMA application_id").Scan(&h.appID); err != nil {
-		return h, err
-	}
+	// One statement, so one snapshot: another process migrating the file
+	// at this moment is seen either wholly before or wholly after.
 	// Reading the schema parses every CREATE statement: a damaged schema
 	// page fails here, before anything is written.
-	err := q.QueryRowContext(ctx,
-		"SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'").Scan(&h.objects)
+	var h header
+	err := q.QueryRowContext(ctx, `SELECT
+		(SELECT user_version FROM pragma_user_version),
+		(SELECT application_id FROM pragma_application_id),
+		(SELECT count(*) FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%')`).
+		Scan(&h.version, &h.appID, &h.objects)
 	return h, err
 }
 
