@@ -92,6 +92,7 @@ Exit status in print mode: 0 the agent finished, 1 it failed or stopped short,
 	bindPrintFlags(root, popts)
 	root.Args = cobra.ArbitraryArgs
 	root.RunE = func(cmd *cobra.Command, args []string) error { return runRoot(cmd, f, popts, args) }
+	bindModeFlags(root, f, popts) // --mode rpc (rpc.go)
 
 	root.AddCommand(
 		// Subcommands register here, one line each.

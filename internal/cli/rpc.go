@@ -1,0 +1,224 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/olly-agent/olly/internal/app"
+	"github.com/olly-agent/olly/internal/approval"
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/export"
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/models"
+	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/timeline"
+	"github.com/olly-agent/olly/internal/ui/rpc"
+)
+
+// modelPickTimeout bounds choosing the model at start: an editor waits for
+// the ready frame, and a model server that is down is reported there
+// instead of holding it up.
+const modelPickTimeout = 15 * time.Second
+
+// modeRPC is --mode's one value.
+const modeRPC = "rpc"
+
+// rpcOptions are the flags of RPC mode.
+type rpcOptions struct {
+	Mode   string
+	Events string
+}
+
+// bindModeFlags adds --mode and --rpc-events to the root command and sends
+// `olly --mode rpc` to RPC mode; everything else goes on to the command's
+// own RunE.
+func bindModeFlags(root *cobra.Command, f *Factory, popts *printOptions) {
+	opts := &rpcOptions{}
+	fl := root.Flags()
+	fl.StringVar(&opts.Mode, "mode", "", "`rpc`: serve the JSONL protocol on stdin and stdout, for editors and other programs (docs/rpc.md)")
+	fl.StringVar(&opts.Events, "rpc-events", rpc.FamilyBoth, "RPC mode's event families: `olly`, pi or both")
+	next := root.RunE
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if opts.Mode == "" {
+			if cmd.Flags().Changed("rpc-events") {
+				return usageError("--rpc-events goes with --mode rpc")
+			}
+			return next(cmd, args)
+		}
+		// --resume ID: the id may come as an argument (resumeArgs).
+		args, err := resumeArgs(cmd.Context(), f, popts, args)
+		if err != nil {
+			return err
+		}
+		if err := opts.check(popts, args); err != nil {
+			return err
+		}
+		return runRPC(cmd.Context(), f, popts, opts)
+	}
+}
+
+// check refuses flags and arguments RPC mode does not take.
+func (o *rpcOptions) check(popts *printOptions, args []string) error {
+	switch {
+	case o.Mode != modeRPC:
+		return usageError("--mode %q: the mode is rpc (print mode is -p)", o.Mode)
+	case o.Events != rpc.FamilyOlly && o.Events != rpc.FamilyPi && o.Events != rpc.FamilyBoth:
+		return usageError("--rpc-events %q: use olly, pi or both", o.Events)
+	case popts.Print:
+		return usageError("-p and --mode rpc are two modes: use one")
+	case len(args) > 0:
+		return usageError("--mode rpc takes no task: send prompts as commands on stdin (docs/rpc.md)")
+	case popts.Continue && popts.Resume != "":
+		return usageError("--continue and --resume both name a session: use one")
+	case popts.Resume == resumePick:
+		return usageError("--resume needs a session id in RPC mode (--resume=ID; olly sessions list shows them), or use --continue")
+	}
+	return nil
+}
+
+// runRPC builds the services and serves the protocol until stdin ends or
+// a signal stops it. Logs go to the log file: stdout carries frames only.
+func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cfg, err := f.settings()
+	if err != nil {
+		return err
+	}
+	dir, err := app.Workspace(f.Flags.Cwd)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	logger, logFile, logErr := app.OpenLog(cfg.Paths().StateDir, slog.LevelInfo)
+	defer logFile.Close()
+	if logErr != nil {
+		fmt.Fprintf(f.IO.ErrOut, "olly: warning: %v (continuing without a log)\n", logErr)
+	}
+	st, err := f.Store(ctx)
+	if err != nil {
+		return err
+	}
+	provider, err := f.Provider()
+	if err != nil {
+		return err
+	}
+	// The client answers approvals; --yes approves up to high by itself.
+	policy := approval.Policy{AutoApproveCommands: popts.Yes, AutoApproveSensitiveEdits: popts.Yes}
+	a, err := app.New(ctx, app.Options{Config: cfg, Store: st, Provider: provider, Log: logger, Approvals: policy})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	catalog := models.NewCatalog(a.Provider)
+	sess, warnings, err := rpcSession(ctx, a, catalog, popts, dir)
+	if err != nil {
+		return err
+	}
+	logger.Info("rpc mode", "session", sess.ID, "workspace", sess.Workspace, "model", sess.Model)
+
+	// SIGTERM and Ctrl-C end the server like the end of stdin: running
+	// work is canceled and recorded, then olly exits 0.
+	runCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	emb := session.NewEmbedder(a.Provider, cfg.Embedding.Model)
+	idx, err := session.StartIndexing(runCtx, st, emb, nil)
+	if err != nil {
+		logger.Warn("rpc: search by meaning is off: the indexer did not start", "error", err)
+		emb = nil
+	}
+	defer func() {
+		if err := idx.Stop(); err != nil {
+			logger.Warn("rpc: indexer", "error", err)
+		}
+	}()
+
+	return rpc.Serve(runCtx, rpc.Options{
+		In: f.IO.In, Out: f.IO.Out,
+		Sessions: a.Sessions, Approvals: a.Approvals, Store: st, SessionID: sess.ID,
+		Events: opts.Events, Version: version(), Warnings: warnings,
+		Provider: cfg.Provider, BaseURL: cfg.BaseURL, Thinking: cfg.Agent.EnableThinking, MaxTokens: cfg.AgentMode.MaxTokens,
+		Log:    logger,
+		Models: catalog, Checkpoints: a.Checkpoints, SetAutoApprove: a.SetAutoApprove, Embedder: emb,
+		RunCommand: func(ctx context.Context, id, command string) (*rpc.BashResult, error) {
+			run, err := a.RunCommand(ctx, id, command)
+			if err != nil {
+				return nil, err
+			}
+			return bashResult(run), nil
+		},
+		ExportHTML: func(w io.Writer, s *store.Session, evs []event.Event) error {
+			return export.HTML(w, export.Doc{Session: s, Timeline: timeline.Build(evs)})
+		},
+		ExportDir: filepath.Join(cfg.Paths().DataDir, "exports"),
+	})
+}
+
+// rpcSession is the session RPC mode starts on: the one --continue or
+// --resume names, or a new one with a model picked from the server. A
+// model that cannot be picked is a warning in the ready frame, not a
+// failure: the client sees the problem and can fix it (set_model).
+func rpcSession(ctx context.Context, a *app.App, catalog *models.Catalog, popts *printOptions, dir string) (*store.Session, []string, error) {
+	if popts.Continue || popts.Resume != "" {
+		sess, err := a.Sessions.Resume(ctx, session.ResumeTarget{Workspace: dir, ID: popts.Resume, Latest: popts.Continue})
+		if err != nil {
+			return nil, nil, &ExitError{Code: ExitFailure, Err: err}
+		}
+		return sess, nil, nil
+	}
+	var warnings []string
+	pickCtx, cancel := context.WithTimeout(ctx, modelPickTimeout)
+	defer cancel()
+	// Asked once, without retries: a server that is down is reported in
+	// the ready frame at once, not after seven seconds of retries.
+	if p, err := app.NewProviderWithRetry(a.Config, llm.RetryPolicy{}); err == nil {
+		catalog = models.NewCatalog(p)
+	}
+	model := a.Config.AgentMode.Model
+	choice, err := catalog.PickAgent(pickCtx, model)
+	switch {
+	case err != nil:
+		warnings = append(warnings, err.Error())
+	case choice.Picked:
+		model = choice.Name
+		warnings = append(warnings, choice.Reason)
+	default:
+		model = choice.Name
+	}
+	sess, err := a.Sessions.Create(ctx, session.CreateOptions{Workspace: dir, Mode: "agent", Model: model})
+	if err != nil {
+		return nil, nil, err
+	}
+	return sess, warnings, nil
+}
+
+// bashResult is a person's command as the protocol reports it.
+func bashResult(run *app.CommandRun) *rpc.BashResult {
+	out := &rpc.BashResult{Command: run.Command, ExitCode: -1, Denied: run.Denied, Turn: run.Turn,
+		Cancelled: run.Status == event.FinishCanceled}
+	r := run.Result
+	if r == nil {
+		out.Message = strings.TrimSpace(run.Content)
+		return out
+	}
+	out.Output, out.ExitCode, out.TimedOut = r.Output, r.ExitCode, r.TimedOut
+	out.Cancelled = out.Cancelled || r.Canceled
+	out.Truncated, out.FullOutputPath = r.Artifact != "", r.Artifact
+	if r.Rejected != "" {
+		out.Message = r.Rejected
+	}
+	return out
+}

@@ -1,0 +1,299 @@
+package rpc
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/store"
+)
+
+// Limits of the listing commands.
+const (
+	maxEvents       = 5000
+	defaultSessions = 50
+	defaultSearch   = 20
+	// modelLookup bounds asking the server about the session's model for
+	// get_state: state must come back even when the server is down.
+	modelLookup = 2 * time.Second
+)
+
+func queryCommands() []*command {
+	return []*command{
+		def("get_state", "The session's state: model, whether a prompt runs, queued messages, pending approvals, toggles.", false, runGetState),
+		def("get_messages", "The conversation of the session's current branch as pi messages (user, assistant, toolResult).", false, runGetMessages),
+		def("get_last_assistant_text", "The agent's last answer on the current branch.", false, runLastText),
+		def("get_branch_messages", "The prompts of the current branch, which branch can go back to.", false, runBranchMessages),
+		def("get_session_stats", "Message, tool-call and token counts of the current branch, and the lines of changes still pending.", false, runSessionStats),
+		def("get_available_models", "The models the server has.", true, runGetModels),
+		def("get_commands", "The slash commands a prompt may start with.", false, runGetCommands),
+		def("get_events", "The session's stored events after a seq (every branch, in order): how a client that reconnects catches up before the live stream.", false, runGetEvents),
+		def("list_sessions", "Stored sessions, most recently updated first.", false, runListSessions),
+		def("search_sessions", "Search every session's prompts, answers and titles (by words, and by meaning with an embedding model).", true, runSearch),
+	}
+}
+
+func runGetState(ctx context.Context, s *Server, _ *call, _ Empty) (State, error) {
+	sess, err := s.sessionOf(ctx)
+	if err != nil {
+		return State{}, err
+	}
+	evs, err := s.opts.Sessions.History(ctx, sess.ID)
+	if err != nil {
+		return State{}, err
+	}
+	last, err := s.opts.Store.LastSeq(ctx, sess.ID)
+	if err != nil {
+		return State{}, err
+	}
+	q := s.opts.Sessions.Queued(sess.ID)
+	s.mu.Lock()
+	compacting := s.compacting
+	s.mu.Unlock()
+	st := State{
+		Model: s.sessionModel(ctx, sess.Model), ThinkingLevel: "off", IsStreaming: s.opts.Sessions.Busy(sess.ID),
+		IsCompacting: compacting, SteeringMode: "all", FollowUpMode: "one-at-a-time",
+		SessionID: sess.ID, SessionName: sess.Title, AutoCompactionEnabled: true,
+		MessageCount: len(piMessages(evs, s.opts.Provider)), PendingMessageCount: q.Total(),
+		Workspace: sess.Workspace, Mode: firstNonEmpty(sess.Mode, "agent"), Status: string(sess.Status),
+		AutoApprove:      s.autoApprove(sess),
+		PendingApprovals: s.opts.Approvals.Pending(sess.ID), Queue: q, LastSeq: last, Events: s.opts.Events,
+	}
+	if s.opts.Thinking {
+		st.ThinkingLevel = "medium"
+	}
+	if s.opts.AutoCompaction != nil {
+		st.AutoCompactionEnabled = s.opts.AutoCompaction.AutoCompaction(sess.ID)
+	}
+	if st.PendingApprovals == nil {
+		st.PendingApprovals = []event.ApprovalRequested{}
+	}
+	return st, nil
+}
+
+// autoApprove is what the session's approvals do without asking: its own
+// toggles, or the policy olly was started with (--yes).
+func (s *Server) autoApprove(sess *store.Session) AutoApprove {
+	p := s.opts.Approvals.Policy(sess.ID)
+	return AutoApprove{Commands: sess.AutoApproveCommands || p.AutoApproveCommands,
+		SensitiveEdits: sess.AutoApproveSensitiveEdits || p.AutoApproveSensitiveEdits}
+}
+
+// sessionModel describes the session's model, from the server when it
+// answers in time, else by name only.
+func (s *Server) sessionModel(ctx context.Context, name string) *PiModel {
+	if name == "" {
+		return nil
+	}
+	if s.opts.Models != nil {
+		ctx, cancel := context.WithTimeout(ctx, modelLookup)
+		defer cancel()
+		if d, err := s.opts.Models.Details(ctx, name); err == nil {
+			m := s.piModel(*d, false)
+			m.ID, m.Name = name, name
+			return &m
+		}
+	}
+	m := s.piModel(llm.ModelDetails{ModelInfo: llm.ModelInfo{Name: name}}, false)
+	return &m
+}
+
+// piModel describes a model as pi does.
+func (s *Server) piModel(d llm.ModelDetails, running bool) PiModel {
+	api := "ollama"
+	if s.opts.Provider == "openai" {
+		api = "openai-completions"
+	}
+	input := []string{"text"}
+	if d.Capabilities.Vision {
+		input = append(input, "image")
+	}
+	return PiModel{ID: d.Name, Name: d.Name, API: api, Provider: firstNonEmpty(s.opts.Provider, "ollama"), BaseURL: s.opts.BaseURL,
+		Reasoning: d.Capabilities.Thinking, Input: input, ContextWindow: d.ContextLength, MaxTokens: s.opts.MaxTokens,
+		Tools: d.Capabilities.Tools, Family: d.Family, ParameterSize: d.ParameterSize, Quantization: d.QuantizationLevel, Running: running}
+}
+
+func runGetMessages(ctx context.Context, s *Server, _ *call, _ Empty) (MessagesResult, error) {
+	evs, err := s.opts.Sessions.History(ctx, s.current())
+	if err != nil {
+		return MessagesResult{}, err
+	}
+	return MessagesResult{Messages: piMessages(evs, s.opts.Provider)}, nil
+}
+
+func runLastText(ctx context.Context, s *Server, _ *call, _ Empty) (TextResult, error) {
+	evs, err := s.opts.Sessions.History(ctx, s.current())
+	if err != nil {
+		return TextResult{}, err
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		switch p := evs[i].Data.(type) {
+		case event.FinalMessage:
+			return TextResult{Text: &p.Text}, nil
+		case event.AssistantMessage:
+			if p.Text != "" {
+				return TextResult{Text: &p.Text}, nil
+			}
+		}
+	}
+	return TextResult{}, nil
+}
+
+func runBranchMessages(ctx context.Context, s *Server, _ *call, _ Empty) (BranchMessages, error) {
+	evs, err := s.opts.Sessions.History(ctx, s.current())
+	if err != nil {
+		return BranchMessages{}, err
+	}
+	out := BranchMessages{Messages: []BranchMessage{}}
+	for _, ev := range evs {
+		if p, ok := ev.Data.(event.UserMessage); ok {
+			out.Messages = append(out.Messages, BranchMessage{EntryID: strconv.FormatInt(ev.Seq, 10), Seq: ev.Seq, Turn: ev.Turn, Text: p.Text})
+		}
+	}
+	return out, nil
+}
+
+func runSessionStats(ctx context.Context, s *Server, _ *call, _ Empty) (SessionStats, error) {
+	id := s.current()
+	evs, err := s.opts.Sessions.History(ctx, id)
+	if err != nil {
+		return SessionStats{}, err
+	}
+	st := SessionStats{SessionID: id}
+	for _, ev := range evs {
+		st.Turns = max(st.Turns, ev.Turn)
+		switch p := ev.Data.(type) {
+		case event.UserMessage:
+			st.UserMessages++
+		case event.AssistantMessage:
+			st.AssistantMessages++
+			st.ToolCalls += len(p.ToolCalls)
+		case event.ToolResult:
+			st.ToolResults++
+		case event.TokenUsage:
+			st.Tokens.Input += p.PromptTokens
+			st.Tokens.Output += p.CompletionTokens
+			st.ContextWindow, st.ContextTokens = p.ContextWindow, p.PromptTokens
+		}
+	}
+	st.Tokens.Total = st.Tokens.Input + st.Tokens.Output
+	st.TotalMessages = st.UserMessages + st.AssistantMessages + st.ToolResults
+	pending, err := s.opts.Store.PendingStats(ctx)
+	if err != nil {
+		return SessionStats{}, err
+	}
+	st.PendingAdditions, st.PendingDeletions = pending[id].Additions, pending[id].Deletions
+	return st, nil
+}
+
+func runGetModels(ctx context.Context, s *Server, _ *call, _ Empty) (ModelsResult, error) {
+	if s.opts.Models == nil {
+		return ModelsResult{}, errUnavailable("get_available_models", "no model catalog")
+	}
+	list, err := s.opts.Models.List(ctx)
+	if err != nil {
+		return ModelsResult{}, err
+	}
+	out := ModelsResult{Models: []PiModel{}}
+	for _, m := range list {
+		out.Models = append(out.Models, s.piModel(m.ModelDetails, m.Running))
+	}
+	return out, nil
+}
+
+func runGetCommands(context.Context, *Server, *call, Empty) (CommandsResult, error) {
+	out := CommandsResult{Commands: []CommandInfo{}}
+	for _, c := range session.Commands() {
+		out.Commands = append(out.Commands, CommandInfo{Name: c.Name, Description: c.About, Usage: c.Usage, Source: "builtin"})
+	}
+	return out, nil
+}
+
+func runGetEvents(ctx context.Context, s *Server, _ *call, req EventsRequest) (EventsResult, error) {
+	id := strings.TrimSpace(req.SessionID)
+	if id == "" {
+		id = s.current()
+	} else {
+		sess, err := s.opts.Sessions.Find(ctx, id)
+		if err != nil {
+			return EventsResult{}, err
+		}
+		id = sess.ID
+	}
+	if req.AfterSeq < 0 || req.Limit < 0 {
+		return EventsResult{}, fmt.Errorf("afterSeq and limit must not be negative")
+	}
+	limit := req.Limit
+	if limit == 0 || limit > maxEvents {
+		limit = maxEvents
+	}
+	recs, err := s.opts.Store.Events(ctx, id, req.AfterSeq, limit+1)
+	if err != nil {
+		return EventsResult{}, err
+	}
+	out := EventsResult{Events: []event.Event{}, LastSeq: req.AfterSeq}
+	if len(recs) > limit {
+		recs, out.More = recs[:limit], true
+	}
+	for _, rec := range recs {
+		p, err := event.DecodePayload(event.Type(rec.Type), rec.Payload)
+		if err != nil {
+			return EventsResult{}, fmt.Errorf("event %d of session %s: %w", rec.Seq, id, err)
+		}
+		out.Events = append(out.Events, event.Event{Session: rec.Session, Seq: rec.Seq, ParentSeq: rec.ParentSeq, Turn: rec.Turn, At: rec.At, Data: p})
+		out.LastSeq = rec.Seq
+	}
+	return out, nil
+}
+
+func runListSessions(ctx context.Context, s *Server, _ *call, req ListSessionsRequest) (SessionsResult, error) {
+	dir := strings.TrimSpace(req.Workspace)
+	if dir == "" && !req.All {
+		sess, err := s.sessionOf(ctx)
+		if err != nil {
+			return SessionsResult{}, err
+		}
+		dir = sess.Workspace
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = defaultSessions
+	}
+	list, err := s.opts.Sessions.Recent(ctx, dir, limit)
+	if err != nil {
+		return SessionsResult{}, err
+	}
+	if list == nil {
+		list = []store.Session{}
+	}
+	return SessionsResult{Sessions: list}, nil
+}
+
+func runSearch(ctx context.Context, s *Server, _ *call, req SearchRequest) (*store.SearchResult, error) {
+	q := store.SearchQuery{Text: req.Query, Limit: req.Limit}
+	if q.Limit <= 0 {
+		q.Limit = defaultSearch
+	}
+	if dir := strings.TrimSpace(req.Workspace); dir != "" {
+		key, err := session.WorkspaceKey(dir)
+		if err != nil {
+			return nil, err
+		}
+		q.Workspace = key
+	}
+	return session.Search(ctx, s.opts.Store, session.SearchOptions{Query: q, Embedder: s.opts.Embedder, WordsOnly: req.WordsOnly})
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
