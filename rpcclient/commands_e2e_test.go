@@ -128,6 +128,12 @@ func TestSessionManagement(t *testing.T) {
 	if _, err := c.Compact(ctx, ""); !errors.As(err, &rerr) || !strings.Contains(rerr.Message, "nothing to compact") {
 		t.Errorf("compact of a short conversation: %v", err)
 	}
+	if err := c.SetAutoCompaction(ctx, false); err != nil {
+		t.Fatalf("set_auto_compaction: %v", err)
+	}
+	if st, err := c.GetState(ctx); err != nil || st.AutoCompactionEnabled {
+		t.Errorf("state after turning auto-compaction off: %+v, %v", st, err)
+	}
 
 	ns, err := c.NewSession(ctx, NewSessionRequest{})
 	if err != nil || ns.SessionID == first {

@@ -76,13 +76,44 @@ func (a *Agent) Compact(ctx context.Context, t *session.Turn, instructions strin
 	return err
 }
 
+// AutoCompaction reports whether the conversation of session id is
+// compacted automatically when it nears the context window, or when the
+// server refuses a prompt as too long (on unless SetAutoCompaction turned
+// it off).
+func (a *Agent) AutoCompaction(id string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return !a.noAutoCompact[id]
+}
+
+// SetAutoCompaction turns automatic compaction of session id on or off,
+// from the next iteration of a running turn on. /compact works either
+// way. The switch is not stored: it lasts as long as this olly runs.
+func (a *Agent) SetAutoCompaction(id string, on bool) error {
+	if id == "" {
+		return errors.New("set auto-compaction: no session id")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if on {
+		delete(a.noAutoCompact, id)
+		return nil
+	}
+	if a.noAutoCompact == nil {
+		a.noAutoCompact = map[string]bool{}
+	}
+	a.noAutoCompact[id] = true
+	return nil
+}
+
 // prepare builds the iteration's request, compacting the conversation
 // first when the prompt would reach the threshold, and records the
 // request's estimate for token_usage.
 func (r *run) prepare(ctx context.Context) *llm.ChatRequest {
 	req := r.request()
 	est := r.estimateRequest(req)
-	if r.cs.compactedAt != r.iter && r.cs.calibrated(est.total) >= int(compactThreshold*float64(r.numCtx)) {
+	if r.cs.compactedAt != r.iter && r.cs.calibrated(est.total) >= int(compactThreshold*float64(r.numCtx)) &&
+		r.a.AutoCompaction(r.t.SessionID) {
 		if r.compactTurn(ctx, r.cs.calibrated(est.total), int(minGain*float64(r.numCtx))) == nil {
 			req = r.request()
 			est = r.estimateRequest(req)
@@ -101,6 +132,10 @@ func (r *run) prepare(ctx context.Context) *llm.ChatRequest {
 func (r *run) overflowed(ctx context.Context, res *streamResult) bool {
 	if res.err == nil || !errors.Is(res.err, llm.ErrContextOverflow) || ctx.Err() != nil ||
 		res.display != "" || res.thinking != "" {
+		return false
+	}
+	if !r.a.AutoCompaction(r.t.SessionID) {
+		res.err = fmt.Errorf("%w — automatic compaction is off for this session: compact with /compact, or turn it back on", res.err)
 		return false
 	}
 	if r.cs.retriedAt == r.iter {

@@ -225,6 +225,43 @@ func TestCompactionAtThreshold(t *testing.T) {
 	})
 }
 
+// With automatic compaction off (RPC's set_auto_compaction), the same
+// conversation goes to the model whole, and nothing is summarised; turned
+// back on, the next turn compacts again.
+func TestAutoCompactionOff(t *testing.T) {
+	h := newHarness(t, true, harnessOpt{ctxLen: compactCtx})
+	if !h.agent.AutoCompaction(h.sess.ID) {
+		t.Fatal("automatic compaction is off before anyone turned it off")
+	}
+	if err := h.agent.SetAutoCompaction(h.sess.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	if h.agent.AutoCompaction(h.sess.ID) || !h.agent.AutoCompaction("another session") {
+		t.Fatal("the switch is not per session")
+	}
+	readScenario(h, compactCtx)
+	h.srv.Enqueue(llmtest.Reply(llmtest.Text("They all say something. [TASK_COMPLETE]")))
+	if res := h.prompt(readPrompt); res.Status != event.FinishDone {
+		t.Fatalf("result = %+v", res)
+	}
+	for i, r := range h.chats() {
+		if isSummaryRequest(r) {
+			t.Fatalf("request %d is a summary call, with automatic compaction off", i)
+		}
+	}
+	for _, ev := range h.stored() {
+		if _, ok := ev.Data.(event.Compaction); ok {
+			t.Fatal("a compaction was recorded with automatic compaction off")
+		}
+	}
+	if err := h.agent.SetAutoCompaction(h.sess.ID, true); err != nil || !h.agent.AutoCompaction(h.sess.ID) {
+		t.Fatalf("turning it back on: %v", err)
+	}
+	if err := h.agent.SetAutoCompaction("", true); err == nil {
+		t.Error("an empty session id was accepted")
+	}
+}
+
 func eventsBefore(evs []event.Event, seq int64) []event.Event {
 	var out []event.Event
 	for _, ev := range evs {

@@ -62,6 +62,10 @@ type Agent struct {
 	mu     sync.Mutex
 	models map[string]*llm.ModelDetails
 	warned map[string]bool // session+model pairs told about text tool calls
+	// noAutoCompact holds the sessions whose automatic compaction a
+	// frontend turned off (SetAutoCompaction); it lasts as long as olly
+	// runs, like pi's setting.
+	noAutoCompact map[string]bool
 }
 
 // New builds an agent.

@@ -152,7 +152,7 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 		Events: opts.Events, Version: version(), Warnings: warnings,
 		Provider: cfg.Provider, BaseURL: cfg.BaseURL, Thinking: cfg.Agent.EnableThinking, MaxTokens: cfg.AgentMode.MaxTokens,
 		Log:    logger,
-		Models: catalog, Checkpoints: a.Checkpoints, SetAutoApprove: a.SetAutoApprove, Embedder: emb,
+		Models: catalog, Checkpoints: a.Checkpoints, SetAutoApprove: a.SetAutoApprove, Embedder: emb, AutoCompaction: a.Agent,
 		RunCommand: func(ctx context.Context, id, command string) (*rpc.BashResult, error) {
 			run, err := a.RunCommand(ctx, id, command)
 			if err != nil {

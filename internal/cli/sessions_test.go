@@ -536,3 +536,41 @@ func TestLooksLikeID(t *testing.T) {
 		}
 	}
 }
+
+// A plan made in print mode is implemented by the next run with /implement:
+// the agent gets the plan as its task.
+func TestPrintPlanThenImplement(t *testing.T) {
+	e := newSessEnv(t)
+	plan := "1. Create main.go printing hello.\n2. Run go run main.go."
+	e.script(llmtest.Reply(llmtest.Text(plan + " [TASK_COMPLETE]")))
+	out, errOut := e.ok(t, "-p", "/plan add a hello world program")
+	if !strings.Contains(out, "Create main.go") {
+		t.Fatalf("plan run printed %q (stderr %s)", out, errOut)
+	}
+	e.script(
+		llmtest.Reply(llmtest.ToolCall("write_file", `{"path":"main.go","content":"package main\n"}`)),
+		llmtest.Reply(llmtest.Text("Implemented. [TASK_COMPLETE]")),
+	)
+	seen := len(e.srv.Requests())
+	out, errOut = e.ok(t, "-p", "--continue", "/implement")
+	if !strings.Contains(out, "Implemented.") {
+		t.Fatalf("/implement printed %q (stderr %s)", out, errOut)
+	}
+	var first *llmtest.Request
+	for _, r := range e.srv.Requests()[seen:] {
+		if strings.HasSuffix(r.Path, "/api/chat") {
+			first = r
+			break
+		}
+	}
+	if first == nil || !strings.Contains(string(first.Body), "Implement this plan:") || !strings.Contains(string(first.Body), "Run go run main.go.") {
+		t.Fatalf("the implementing request does not carry the plan: %+v", first)
+	}
+	if _, err := os.Stat(filepath.Join(e.ws, "main.go")); err != nil {
+		t.Errorf("the plan was not implemented: %v", err)
+	}
+	code, _, errOut := e.runWith(t, "", nil, "-p", "--continue", "/implement 99")
+	if code != ExitFailure || !strings.Contains(errOut, "no plan in turn 99") {
+		t.Errorf("/implement of a turn without a plan: exit %d: %s", code, errOut)
+	}
+}

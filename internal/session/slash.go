@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/olly-agent/olly/internal/event"
@@ -43,6 +44,8 @@ func Commands() []Command {
 			About: "look around the code read-only and answer"},
 		{Name: "chat", Usage: "/chat <question>", Mode: "chat",
 			About: "answer a question, reading code when needed"},
+		{Name: "implement", Usage: "/implement [turn]",
+			About: "implement the session's latest plan (or the plan of that turn) in agent mode"},
 		{Name: "compact", Usage: "/compact [instructions]",
 			About: "summarize the conversation so far to free the context window; instructions say what to keep"},
 		{Name: "new", Usage: "/new [prompt]",
@@ -127,6 +130,16 @@ func (s *Service) command(ctx context.Context, id string, in PromptInput, sc Sla
 		}
 		in.Text, in.Mode = text, c.Mode
 		return s.runTurn(ctx, id, in)
+	case c.Name == "implement":
+		turn := 0
+		if sc.Args != "" {
+			n, err := strconv.Atoi(sc.Args)
+			if err != nil || n <= 0 {
+				return nil, fmt.Errorf("/implement takes the number of the turn whose plan to implement, or nothing for the latest plan; got %q", sc.Args)
+			}
+			turn = n
+		}
+		return s.ImplementPlan(ctx, id, turn)
 	case c.Name == "compact":
 		return s.compact(ctx, id, sc.Args)
 	case c.Name == "new":

@@ -281,4 +281,25 @@ func TestImplementPlan(t *testing.T) {
 			t.Errorf("ImplementPlan(%d): mode %s, from %d, text %q", tc.turn, got.Mode, got.Input.FromPlan, got.Input.Text)
 		}
 	}
+	// The same action as a slash command, which every frontend has.
+	for _, tc := range []struct {
+		text     string
+		wantFrom int
+	}{{"/implement", 2}, {"/implement 1", 1}} {
+		if _, err := svc.Prompt(ctx, sess.ID, PromptInput{Text: tc.text}); err != nil {
+			t.Fatalf("%s: %v", tc.text, err)
+		}
+		if got := rec.last(t); got.Mode != "agent" || got.Input.FromPlan != tc.wantFrom {
+			t.Errorf("%s: mode %s, from %d", tc.text, got.Mode, got.Input.FromPlan)
+		}
+	}
+	before := len(rec.turns)
+	for _, text := range []string{"/implement two", "/implement 0", "/implement 3"} {
+		if _, err := svc.Prompt(ctx, sess.ID, PromptInput{Text: text}); err == nil {
+			t.Errorf("%q was accepted", text)
+		}
+	}
+	if len(rec.turns) != before {
+		t.Errorf("refused /implement commands ran %d turns", len(rec.turns)-before)
+	}
 }

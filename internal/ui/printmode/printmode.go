@@ -129,6 +129,7 @@ type renderer struct {
 	enc      *json.Encoder
 	files    map[string]event.ChangedFile
 	order    []string
+	plan     bool // the turn ended with a plan: finish says how to implement it
 }
 
 func newRenderer(opts Options) *renderer {
@@ -207,6 +208,8 @@ func (r *renderer) show(ctx context.Context, ev event.Event) error {
 		r.approval(ctx, ev.Session, p)
 	case event.FilesChanged:
 		r.noteFiles(p)
+	case event.FinalMessage:
+		r.plan = p.Plan && p.Text != ""
 	case event.Error:
 		if r.enc == nil {
 			fmt.Fprintf(r.opts.Stderr, "%s %s\n", r.style.bad("error:"), p.Message)
@@ -254,6 +257,9 @@ func (r *renderer) finish(res *session.TurnResult) int {
 				f := r.files[path]
 				fmt.Fprintf(r.opts.Stderr, "  %s %s\n", path, r.style.stats(f.Additions, f.Deletions))
 			}
+		}
+		if r.opts.Progress && r.plan && res.Status == event.FinishDone {
+			fmt.Fprintln(r.opts.Stderr, r.style.dim("Implement this plan with: olly -p --continue /implement"))
 		}
 	}
 	switch res.Status {
