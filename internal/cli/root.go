@@ -73,6 +73,9 @@ checkpointed, every risky step is approved, and every session is stored.
   olly -p --continue "now add a test for it"         continue the latest session here
   olly -p --resume 01JD5ZQ8 "…"                      continue that session (--resume alone: pick one)
   olly sessions                                      list, show, search, export, branch sessions
+  olly -p "/plan add caching"                         plan read-only; then: olly -p --continue /implement
+  olly changes                                       review what the agent changed: keep or undo it
+  olly --mode rpc                                    JSON lines on stdin/stdout, for editors (docs/rpc.md)
 
 Exit status in print mode: 0 the agent finished, 1 it failed or stopped short,
 2 a usage or settings error, 130 interrupted.`,
