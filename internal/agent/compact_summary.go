@@ -66,7 +66,7 @@ func (a *Agent) summarize(ctx context.Context, j *compactJob, old []llm.Message)
 	if j.thinks {
 		req.Think = &llm.Think{Enabled: false} // a summary needs no reasoning, and reasoning costs the window
 	}
-	text, err := a.complete(ctx, req)
+	text, err := a.complete(ctx, req, 0)
 	if err != nil {
 		return "", err
 	}
@@ -74,8 +74,9 @@ func (a *Agent) summarize(ctx context.Context, j *compactJob, old []llm.Message)
 }
 
 // complete runs a request and returns its answer text (reasoning
-// dropped).
-func (a *Agent) complete(ctx context.Context, req *llm.ChatRequest) (string, error) {
+// dropped). limit > 0 bounds the answer: a longer one is an error, so a
+// model that rambles cannot hold a short call up.
+func (a *Agent) complete(ctx context.Context, req *llm.ChatRequest, limit int) (string, error) {
 	stream, err := a.provider.Chat(ctx, req)
 	if err != nil {
 		return "", err
@@ -91,6 +92,9 @@ func (a *Agent) complete(ctx context.Context, req *llm.ChatRequest) (string, err
 			return "", err
 		}
 		b.WriteString(c.Content)
+		if limit > 0 && b.Len() > limit {
+			return "", fmt.Errorf("the answer passed %d bytes, far more than was asked for", limit)
+		}
 		if c.Done {
 			return b.String(), nil
 		}

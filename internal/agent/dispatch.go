@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -100,25 +99,8 @@ func (a *Agent) askClassification(ctx context.Context, model, prompt string) (st
 	if d.Capabilities.Thinking {
 		req.Think = &llm.Think{Enabled: false} // a label, not a deliberation
 	}
-	stream, err := a.provider.Chat(ctx, req)
-	if err != nil {
-		return "", err
-	}
-	defer stream.Close()
-	var b strings.Builder
-	for {
-		c, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			return b.String(), nil
-		}
-		if err != nil {
-			return "", err
-		}
-		b.WriteString(c.Content)
-		if b.Len() > 16<<10 {
-			return "", errors.New("the answer was far longer than a classification")
-		}
-	}
+	// A label is a few dozen bytes; far more is not a classification.
+	return a.complete(ctx, req, 16<<10)
 }
 
 // fallbackDispatch is the classification used when there is none: mixed

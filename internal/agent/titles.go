@@ -111,7 +111,7 @@ func (g *TitleGenerator) GenerateTitle(ctx context.Context, prompt, sessionModel
 	if d.Capabilities.Thinking {
 		req.Think = &llm.Think{Enabled: false}
 	}
-	text, err := g.a.complete(ctx, req)
+	text, err := g.a.complete(ctx, req, 0)
 	if err != nil {
 		return "", fmt.Errorf("title model %s: %w", model, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"sync"
@@ -285,4 +286,44 @@ func (f *Factory) terminal() io.ReadWriteCloser {
 		return nil
 	}
 	return t
+}
+
+// runDeps are what a mode that runs the agent needs before it builds the
+// app: the settings, the workspace, the log, the store and the model
+// server's client. closeLog closes the log file; the store belongs to the
+// Factory.
+type runDeps struct {
+	cfg       *config.Config
+	workspace string
+	log       *slog.Logger
+	closeLog  func()
+	store     *store.Store
+	provider  llm.Provider
+}
+
+// runDeps loads what print and RPC mode share. A log that cannot be opened
+// is a warning on stderr, not a failure.
+func (f *Factory) runDeps(ctx context.Context) (*runDeps, error) {
+	cfg, err := f.settings()
+	if err != nil {
+		return nil, err
+	}
+	workspace, err := app.Workspace(f.Flags.Cwd)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	logger, logFile, logErr := app.OpenLog(cfg.Paths().StateDir, slog.LevelInfo)
+	d := &runDeps{cfg: cfg, workspace: workspace, log: logger, closeLog: func() { _ = logFile.Close() }}
+	if logErr != nil {
+		fmt.Fprintf(f.IO.ErrOut, "olly: warning: %v (continuing without a log)\n", logErr)
+	}
+	if d.store, err = f.Store(ctx); err != nil {
+		d.closeLog()
+		return nil, err
+	}
+	if d.provider, err = f.Provider(); err != nil {
+		d.closeLog()
+		return nil, err
+	}
+	return d, nil
 }

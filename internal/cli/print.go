@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -97,23 +96,12 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	cfg, err := f.settings()
+	d, err := f.runDeps(ctx)
 	if err != nil {
 		return err
 	}
-	workspace, err := app.Workspace(f.Flags.Cwd)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	logger, logFile, logErr := app.OpenLog(cfg.Paths().StateDir, slog.LevelInfo)
-	defer logFile.Close()
-	if logErr != nil {
-		fmt.Fprintf(f.IO.ErrOut, "olly: warning: %v (continuing without a log)\n", logErr)
-	}
-	st, err := f.Store(ctx)
-	if err != nil {
-		return err
-	}
+	defer d.closeLog()
+	cfg, workspace, logger, st := d.cfg, d.workspace, d.log, d.store
 	term := f.terminal()
 	if term != nil {
 		defer term.Close()
@@ -124,11 +112,7 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 		// for critical actions.
 		policy.AutoApproveCommands, policy.AutoApproveSensitiveEdits = true, true
 	}
-	provider, err := f.Provider()
-	if err != nil {
-		return err
-	}
-	a, err := app.New(ctx, app.Options{Config: cfg, Store: st, Provider: provider, Log: logger, Approvals: policy})
+	a, err := app.New(ctx, app.Options{Config: cfg, Store: st, Provider: d.provider, Log: logger, Approvals: policy})
 	if err != nil {
 		return err
 	}

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -93,27 +91,12 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	cfg, err := f.settings()
+	d, err := f.runDeps(ctx)
 	if err != nil {
 		return err
 	}
-	dir, err := app.Workspace(f.Flags.Cwd)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	logger, logFile, logErr := app.OpenLog(cfg.Paths().StateDir, slog.LevelInfo)
-	defer logFile.Close()
-	if logErr != nil {
-		fmt.Fprintf(f.IO.ErrOut, "olly: warning: %v (continuing without a log)\n", logErr)
-	}
-	st, err := f.Store(ctx)
-	if err != nil {
-		return err
-	}
-	provider, err := f.Provider()
-	if err != nil {
-		return err
-	}
+	defer d.closeLog()
+	cfg, dir, logger, st, provider := d.cfg, d.workspace, d.log, d.store, d.provider
 	// The client answers approvals; --yes approves up to high by itself.
 	policy := approval.Policy{AutoApproveCommands: popts.Yes, AutoApproveSensitiveEdits: popts.Yes}
 	a, err := app.New(ctx, app.Options{Config: cfg, Store: st, Provider: provider, Log: logger, Approvals: policy})
