@@ -90,6 +90,26 @@ func (o *sessionsOptions) find(ctx context.Context, ref string) (*session.Servic
 	return svc, st, sess, nil
 }
 
+// listScope checks a listing's --limit and returns the service and the
+// workspace it lists ("" with --all: every workspace).
+func (o *sessionsOptions) listScope(ctx context.Context, limit int, all bool) (*session.Service, *store.Store, string, error) {
+	if limit < 0 {
+		return nil, nil, "", usageError("--limit %d: give a positive number, or 0 for all", limit)
+	}
+	svc, st, err := o.service(ctx)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if all {
+		return svc, st, "", nil
+	}
+	dir, err := o.workspace()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return svc, st, dir, nil
+}
+
 // workspace is the directory the command runs for: --cwd, or the current
 // directory.
 func (o *sessionsOptions) workspace() (string, error) {

@@ -53,18 +53,9 @@ type sessionListJSON struct {
 }
 
 func runSessionsList(ctx context.Context, opts *sessionsListOptions) error {
-	if opts.Limit < 0 {
-		return usageError("--limit %d: give a positive number, or 0 for all", opts.Limit)
-	}
-	svc, st, err := opts.service(ctx)
+	svc, st, dir, err := opts.listScope(ctx, opts.Limit, opts.All)
 	if err != nil {
 		return err
-	}
-	dir := ""
-	if !opts.All {
-		if dir, err = opts.workspace(); err != nil {
-			return err
-		}
 	}
 	list, err := svc.Recent(ctx, dir, opts.Limit)
 	if err != nil {
@@ -177,18 +168,9 @@ every word given (as prefixes).`,
 }
 
 func runSessionsHistory(ctx context.Context, opts *sessionsHistoryOptions) error {
-	if opts.Limit < 0 {
-		return usageError("--limit %d: give a positive number, or 0 for all", opts.Limit)
-	}
-	svc, _, err := opts.service(ctx)
+	svc, _, dir, err := opts.listScope(ctx, opts.Limit, opts.All)
 	if err != nil {
 		return err
-	}
-	dir := ""
-	if !opts.All {
-		if dir, err = opts.workspace(); err != nil {
-			return err
-		}
 	}
 	prompts, err := svc.Prompts(ctx, dir, opts.Search, opts.Limit)
 	if err != nil {

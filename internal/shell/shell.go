@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -299,6 +300,24 @@ func (s *Shell) describeStop(r *run, why stopReason, res *Result) {
 	}
 }
 
+// bgExecWait bounds how long bgName waits for a background job that is
+// still a copy of bash to become the program it runs.
+const bgExecWait = 50 * time.Millisecond
+
+// bgName names a background process. A job bash has just forked is still
+// named like bash until it executes its program (`sleep 1000 &` reads as
+// bash for a moment); the name is read again for up to bgExecWait, so the
+// note says sleep. A job that really is a subshell keeps bash's name.
+func (s *Shell) bgName(pid int) string {
+	shell := filepath.Base(s.m.shellPath)
+	n := procName(pid)
+	for deadline := time.Now().Add(bgExecWait); n == shell && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+		n = procName(pid)
+	}
+	return n
+}
+
 func (s *Shell) describeBackground(res *Result) {
 	if len(res.Background) == 0 {
 		if res.BackgroundLog != "" {
@@ -312,7 +331,7 @@ func (s *Shell) describeBackground(res *Result) {
 			names = append(names, fmt.Sprintf("and %d more", len(res.Background)-10))
 			break
 		}
-		if n := procName(pid); n != "" {
+		if n := s.bgName(pid); n != "" {
 			names = append(names, fmt.Sprintf("%d (%s)", pid, n))
 		} else {
 			names = append(names, fmt.Sprint(pid))
