@@ -104,6 +104,13 @@ func Run(ctx context.Context, opts Options) (int, error) {
 	if err != nil {
 		stopSub()
 		wg.Wait()
+		if ctx.Err() != nil && res == nil {
+			// Interrupted before the turn began: nothing ran.
+			if r.enc == nil {
+				fmt.Fprintln(opts.Stderr, r.style.bad("interrupted:")+" before the task started; nothing was done")
+			}
+			return ExitInterrupted, nil
+		}
 		return ExitFailed, err
 	}
 	// The turn's last event is turn_finished; the renderer stops there.

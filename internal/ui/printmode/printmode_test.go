@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 
@@ -20,8 +19,9 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // scriptRunner is a stand-in agent: it emits a fixed turn, and when block
 // is set waits for the turn to be canceled first.
 type scriptRunner struct {
-	block bool
-	final string
+	block   bool
+	started chan struct{} // closed when a blocking turn starts waiting
+	final   string
 }
 
 func (r scriptRunner) RunTurn(ctx context.Context, t *session.Turn) (*session.TurnResult, error) {
@@ -34,6 +34,9 @@ func (r scriptRunner) RunTurn(ctx context.Context, t *session.Turn) (*session.Tu
 	emit(event.ProgressGroupFinish{GroupID: "g"})
 	status := event.FinishDone
 	if r.block {
+		if r.started != nil {
+			close(r.started)
+		}
 		<-ctx.Done()
 		status = event.FinishCanceled
 	}
@@ -103,15 +106,35 @@ func TestJSONOutputIsOneEventPerLine(t *testing.T) {
 }
 
 func TestInterruptExits130AndReportsWhatWasDone(t *testing.T) {
-	svc, id := newService(t, scriptRunner{block: true, final: "Wrote a.go before stopping."})
+	started := make(chan struct{})
+	svc, id := newService(t, scriptRunner{block: true, started: started, final: "Wrote a.go before stopping."})
 	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(50*time.Millisecond, cancel)
+	go func() {
+		<-started
+		cancel()
+	}()
 	var out, errOut bytes.Buffer
 	code, err := Run(ctx, Options{Sessions: svc, SessionID: id, Input: session.PromptInput{Text: "go"}, Stdout: &out, Stderr: &errOut})
 	if err != nil || code != ExitInterrupted {
 		t.Fatalf("code %d err %v", code, err)
 	}
 	if !strings.Contains(out.String(), "Wrote a.go before stopping.") || !strings.Contains(errOut.String(), "interrupted") {
+		t.Errorf("stdout %q stderr %q", out.String(), errOut.String())
+	}
+}
+
+// Ctrl-C before the turn has started is an interruption too (130), not a
+// failure, and says nothing was done.
+func TestInterruptBeforeTheTurnStarts(t *testing.T) {
+	svc, id := newService(t, scriptRunner{final: "never"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	code, err := Run(ctx, Options{Sessions: svc, SessionID: id, Input: session.PromptInput{Text: "go"}, Stdout: &out, Stderr: &errOut})
+	if err != nil || code != ExitInterrupted {
+		t.Fatalf("code %d err %v", code, err)
+	}
+	if out.Len() != 0 || !strings.Contains(errOut.String(), "before the task started") {
 		t.Errorf("stdout %q stderr %q", out.String(), errOut.String())
 	}
 }
