@@ -31,7 +31,7 @@ func promptCommands() []*command {
 			}),
 		def("abort", "Stop the running turn (streaming stops, a running command is killed, pending approvals end canceled) and drop the queued steering and follow-up messages.", false, runAbort),
 		def("compact", "Summarize the conversation so far to free the context window (the /compact command); waits until the summary is recorded.", true, runCompact),
-		def("set_auto_compaction", "Turn automatic context compaction on or off for the session.", false, runSetAutoCompaction),
+		def("set_auto_compaction", "Turn automatic context compaction on or off for the session, for as long as this olly runs (it is not stored). Off, the agent compacts neither at 70% of the context window nor when the server reports an overflow; compact still works.", false, runSetAutoCompaction),
 		def("bash", "Run a shell command in the session's shell, where the agent's commands run (cwd and exported variables persist). It goes through the same safety analysis and approval rules as the agent's commands; its output streams as tool_output, and its result is recorded for the model, which sees it with the next prompt.", true, runBash),
 		def("abort_bash", "Stop the command bash is running.", false, runAbortBash),
 	}
@@ -171,7 +171,7 @@ func (s *Server) setCompacting(on bool) {
 
 func runSetAutoCompaction(_ context.Context, s *Server, _ *call, req EnabledRequest) (Empty, error) {
 	if s.opts.AutoCompaction == nil {
-		return Empty{}, errUnavailable("set_auto_compaction", "the agent has no switch for automatic compaction yet (it compacts by itself when the context is 70% full)")
+		return Empty{}, errUnavailable("set_auto_compaction", "this server was started without the agent's compaction switch")
 	}
 	return Empty{}, s.opts.AutoCompaction.SetAutoCompaction(s.current(), *req.Enabled)
 }
