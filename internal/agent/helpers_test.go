@@ -97,20 +97,24 @@ func newHarness(t *testing.T, native bool, o harnessOpt) *harness {
 	if o.clock == nil {
 		o.clock = &noTicks{*newManualClock()}
 	}
-	h.agent, err = New(Deps{Provider: prov, Tools: reg, Config: cfg, Diagnostics: o.diag, Clock: o.clock})
-	if err != nil {
+	return h.start(ctx, st, Deps{Provider: prov, Tools: reg, Config: cfg, Diagnostics: o.diag, Clock: o.clock})
+}
+
+// start builds the agent from d, the session service on st, and a session
+// in h.dir whose live events h collects.
+func (h *harness) start(ctx context.Context, st *store.Store, d Deps) *harness {
+	t := h.t
+	var err error
+	if h.agent, err = New(d); err != nil {
 		t.Fatal(err)
 	}
-	h.svc, err = session.New(session.Deps{Store: st, Runner: h.agent})
-	if err != nil {
+	if h.svc, err = session.New(session.Deps{Store: st, Runner: h.agent}); err != nil {
 		t.Fatal(err)
 	}
-	h.sess, err = h.svc.Create(ctx, session.CreateOptions{Workspace: h.dir})
-	if err != nil {
+	if h.sess, err = h.svc.Create(ctx, session.CreateOptions{Workspace: h.dir}); err != nil {
 		t.Fatal(err)
 	}
-	h.sub, err = h.svc.Subscribe(ctx, h.sess.ID, 0)
-	if err != nil {
+	if h.sub, err = h.svc.Subscribe(ctx, h.sess.ID, 0); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(h.sub.Close)

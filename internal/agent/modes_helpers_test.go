@@ -87,24 +87,7 @@ func newModeHarness(t *testing.T, o modeOpt) *harness {
 	if cfg.Model == "" {
 		cfg.Model = testModel
 	}
-	h.agent, err = New(Deps{Provider: prov, Tools: reg, Config: cfg, Clock: &noTicks{*newManualClock()}, ToolEnv: toolEnv})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.svc, err = session.New(session.Deps{Store: st, Runner: h.agent})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.sess, err = h.svc.Create(ctx, session.CreateOptions{Workspace: h.dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.sub, err = h.svc.Subscribe(ctx, h.sess.ID, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.sub.Close)
-	return h
+	return h.start(ctx, st, Deps{Provider: prov, Tools: reg, Config: cfg, Clock: &noTicks{*newManualClock()}, ToolEnv: toolEnv})
 }
 
 // promptMode runs a turn in mode and collects its live events.
