@@ -300,18 +300,19 @@ func (s *Shell) describeStop(r *run, why stopReason, res *Result) {
 	}
 }
 
-// bgExecWait bounds how long bgName waits for a background job that is
-// still a copy of bash to become the program it runs.
+// bgExecWait bounds how long describeBackground waits, for all jobs
+// together, for those that are still a copy of bash to become the
+// programs they run.
 const bgExecWait = 50 * time.Millisecond
 
 // bgName names a background process. A job bash has just forked is still
 // named like bash until it executes its program (`sleep 1000 &` reads as
-// bash for a moment); the name is read again for up to bgExecWait, so the
-// note says sleep. A job that really is a subshell keeps bash's name.
-func (s *Shell) bgName(pid int) string {
+// bash for a moment); the name is read again until deadline, so the note
+// says sleep. A job that really is a subshell keeps bash's name.
+func (s *Shell) bgName(pid int, deadline time.Time) string {
 	shell := filepath.Base(s.m.shellPath)
 	n := procName(pid)
-	for deadline := time.Now().Add(bgExecWait); n == shell && time.Now().Before(deadline); {
+	for n == shell && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 		n = procName(pid)
 	}
@@ -326,12 +327,13 @@ func (s *Shell) describeBackground(res *Result) {
 		return
 	}
 	var names []string
+	deadline := time.Now().Add(bgExecWait)
 	for i, pid := range res.Background {
 		if i == 10 {
 			names = append(names, fmt.Sprintf("and %d more", len(res.Background)-10))
 			break
 		}
-		if n := s.bgName(pid); n != "" {
+		if n := s.bgName(pid, deadline); n != "" {
 			names = append(names, fmt.Sprintf("%d (%s)", pid, n))
 		} else {
 			names = append(names, fmt.Sprint(pid))
