@@ -13,16 +13,22 @@ import (
 // returned progress carries the final counts (and the failure, if any).
 func (ix *Indexer) CatchUp(ctx context.Context) (IndexProgress, error) {
 	model := ix.cfg.Embedder.Model
+	// Counted once: each batch adds what it stored. Counting again per
+	// batch would scan both indexes every 32 events.
+	p := IndexProgress{Model: model}
+	var err error
+	if p.Done, p.Total, err = ix.s.indexCounts(ctx, model); err != nil {
+		p.Err = fmt.Errorf("indexer %s: %w", model, err)
+		return p, p.Err
+	}
 	for {
 		n, err := ix.step(ctx)
-		p := IndexProgress{Model: model, Err: err}
-		var cerr error
-		p.Done, p.Total, cerr = ix.s.indexCounts(context.WithoutCancel(ctx), model)
-		if err == nil && cerr != nil {
-			err = fmt.Errorf("indexer %s: %w", model, cerr)
-			p.Err = err
+		p.Done += n
+		if p.Done > p.Total {
+			p.Total = p.Done // events appended meanwhile
 		}
 		if err != nil || n == 0 {
+			p.Err = err
 			return p, err
 		}
 		if ix.cfg.Progress != nil {
