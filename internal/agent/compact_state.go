@@ -93,12 +93,17 @@ func (cs *contextState) refreshBlock() {
 
 // startContext sets the run's context management up once the system
 // prompt is known: the session memory restored from the session row, the
-// new task and the preferences stated in it, the block snapshot.
+// new task and the preferences stated in it (the person's turns only), the
+// block snapshot.
 func (r *run) startContext() {
 	mem := r.a.loadMemory(r.t.SessionID, r.t.Memory)
 	mem.setTask(r.t.Input.Text)
-	for _, p := range preferences(r.t.Input.Text) {
-		mem.addEntry(memPreference, p)
+	if r.depth == 0 {
+		// Only the person states preferences: a sub-agent's task is
+		// written by the orchestrating model.
+		for _, p := range preferences(r.t.Input.Text) {
+			mem.addEntry(memPreference, p)
+		}
 	}
 	r.cs.mu.Lock()
 	r.cs.memory, r.cs.obs = mem, memoryObserver{mem: mem}
@@ -146,14 +151,14 @@ func (r *run) memoryJSON() json.RawMessage {
 	return r.cs.memory.toJSON()
 }
 
-// absorbMemory merges the notes a sub-agent's run returned
-// (TurnResult.Memory) into this run's: in agent mode the orchestrator reads
-// through sub-agents, so the files they read and the functions they
-// explored are what the session should remember. The sub-agent's task is
-// not taken: this run's task stays.
-func (r *run) absorbMemory(raw json.RawMessage) {
-	sub, err := memoryFromJSON(raw)
-	if err != nil || sub.empty() {
+// absorbMemory merges a sub-agent's notes into this run's: in agent mode
+// the orchestrator reads through sub-agents, so the files they read and
+// the functions they explored are what the session should remember. The
+// sub-agent's task is not taken (this run's task stays), and neither are
+// preferences: a sub-agent's prompt is the orchestrating model's words, not
+// the person's.
+func (r *run) absorbMemory(sub *sessionMemory) {
+	if sub == nil || sub.empty() {
 		return
 	}
 	r.cs.mu.Lock()
@@ -161,7 +166,14 @@ func (r *run) absorbMemory(raw json.RawMessage) {
 	if r.cs.memory == nil {
 		return
 	}
-	r.cs.memory.merge(sub)
+	for _, c := range sub.categories() {
+		if c.cat == memPreference {
+			continue
+		}
+		for _, x := range c.list {
+			r.cs.memory.addEntry(c.cat, x)
+		}
+	}
 }
 
 // loadMemory restores stored notes; invalid ones are logged and ignored

@@ -158,13 +158,15 @@ func TestPreferences(t *testing.T) {
 }
 
 // Notes a sub-agent's run returned join the parent's (the orchestrator
-// reads through sub-agents).
+// reads through sub-agents), except its task and "preferences": the
+// orchestrating model wrote the sub-agent's prompt, not the person.
 func TestAbsorbMemory(t *testing.T) {
 	r := &run{}
 	r.cs.memory = &sessionMemory{Task: "parent task", FilesRead: []string{"a.go"}}
-	sub := &sessionMemory{Task: "sub task", FilesRead: []string{"b.go", "a.go"}, Functions: []string{"Parse"}}
-	r.absorbMemory(sub.toJSON())
-	r.absorbMemory(json.RawMessage("{broken"))
+	sub := &sessionMemory{Task: "sub task", FilesRead: []string{"b.go", "a.go"}, Functions: []string{"Parse"},
+		Preferences: []string{"Do not modify any files."}}
+	r.absorbMemory(sub)
+	r.absorbMemory(nil)
 	want := &sessionMemory{Task: "parent task", FilesRead: []string{"b.go", "a.go"}, Functions: []string{"Parse"}}
 	if diff := cmp.Diff(want, r.cs.memory); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -90,7 +90,7 @@ func (s subagents) RunSubagent(ctx context.Context, req tools.SubagentRequest) (
 	}
 	// What the sub-agent read and explored is what the session should
 	// remember: the orchestrator reads through sub-agents.
-	p.absorbMemory(res.Memory)
+	p.absorbMemory(sub.cs.snapshot())
 	switch res.Status {
 	case event.FinishCanceled:
 		if ctx.Err() != nil {

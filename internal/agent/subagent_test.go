@@ -65,7 +65,7 @@ func TestSubagentIsolation(t *testing.T) {
 	h.write("greet.go", "package greet\n\nfunc Greet() string { return \"hi\" }\n")
 	ro := &roles{
 		main: []llmtest.Response{
-			llmtest.Reply(llmtest.Text("I'll have a look."), subCall("Find where the greeting is defined", "Find the greeting",
+			llmtest.Reply(llmtest.Text("I'll have a look."), subCall("Find where the greeting is defined. Do not modify any files.", "Find the greeting",
 				`, "description": "Looks for the greeting function", "context_hint": "start from greet.go"`)),
 			llmtest.Reply(llmtest.Text("Greet is in greet.go. [TASK_COMPLETE]")),
 		},
@@ -86,6 +86,11 @@ func TestSubagentIsolation(t *testing.T) {
 	// orchestrator reads through sub-agents.
 	if !strings.Contains(string(res.Memory), "greet.go") {
 		t.Errorf("session memory lacks the file the sub-agent read: %s", res.Memory)
+	}
+	// The sub-agent's instructions are the orchestrator's, not the
+	// person's: they are no preference of the session.
+	if strings.Contains(string(res.Memory), "modify") {
+		t.Errorf("the sub-agent's task became a session preference: %s", res.Memory)
 	}
 
 	var wrapper event.ProgressGroupStart
@@ -180,7 +185,7 @@ func TestSubagentIsolation(t *testing.T) {
 		t.Errorf("sub-agent tools = %v: read-only, and no sub-agents of its own at depth 1 in explore mode", names)
 	}
 	mustContain(t, "sub-agent prompt", s0.Messages[0].Content, "FOCUS AREA\nstart from greet.go", "under 1500 words", "goes back to the main agent")
-	if len(s0.Messages) != 2 || s0.Messages[1].Content != "Find where the greeting is defined" {
+	if len(s0.Messages) != 2 || s0.Messages[1].Content != "Find where the greeting is defined. Do not modify any files." {
 		t.Errorf("sub-agent conversation = %+v, want the system prompt and its task", s0.Messages)
 	}
 
