@@ -128,30 +128,32 @@ func TestTitleModes(t *testing.T) {
 // logged), or fails.
 func waitTitle(t *testing.T, svc *session.Service, id, want, logged string, logs *syncBuffer) {
 	t.Helper()
+	// The session row and the title_changed event are written one after
+	// the other: wait until both say want.
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		got, err := svc.Open(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		done := got.Title == want && (logged == "" || strings.Contains(logs.String(), logged))
-		if done {
-			break
+		evs, err := svc.History(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var titles []string
+		for _, ev := range evs {
+			if p, ok := ev.Data.(event.TitleChanged); ok {
+				titles = append(titles, p.Title)
+			}
+		}
+		lastEvent := len(titles) > 0 && titles[len(titles)-1] == want
+		if got.Title == want && lastEvent && (logged == "" || strings.Contains(logs.String(), logged)) {
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("title %q, want %q; log:\n%s", got.Title, want, logs.String())
+			t.Fatalf("title %q, title events %q, want %q; log:\n%s", got.Title, titles, want, logs.String())
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-	evs, _ := svc.History(context.Background(), id)
-	var titles []string
-	for _, ev := range evs {
-		if p, ok := ev.Data.(event.TitleChanged); ok {
-			titles = append(titles, p.Title)
-		}
-	}
-	if len(titles) == 0 || titles[len(titles)-1] != want {
-		t.Errorf("title events %q, want the last to be %q", titles, want)
 	}
 }
 
