@@ -106,7 +106,8 @@ func TestProjectContextCached(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_ = a.projectContext(ctx, "s3", ws)
-	if got := a.projectContext(context.Background(), "s3", ws); !strings.Contains(got, "second") {
+	writeFiles(t, dir, map[string]string{"AGENTS.md": "third\n"})
+	if got := a.projectContext(context.Background(), "s3", ws); !strings.Contains(got, "third") {
 		t.Errorf("after a canceled computation: %q", got)
 	}
 }
