@@ -169,7 +169,7 @@ func (r *run) render(rel, text string, partial bool, m mention) (attachment, boo
 	if n := len(lines); n > 0 && lines[n-1] == "" {
 		lines = lines[:n-1]
 	}
-	label := "Contents of " + rel + " (already provided — do not re-read):"
+	label := "Contents of " + rel + " " + attachmentMarker
 	body := text
 	if m.from > 0 {
 		if m.from > len(lines) {
@@ -178,7 +178,7 @@ func (r *run) render(rel, text string, partial bool, m mention) (attachment, boo
 		to := min(m.to, len(lines))
 		att.StartLine, att.EndLine = m.from, to
 		body = strings.Join(lines[m.from-1:to], "")
-		label = fmt.Sprintf("User's selected code from %s:L%d-L%d (already provided — do not re-read):", rel, m.from, to)
+		label = fmt.Sprintf("User's selected code from %s:L%d-L%d %s", rel, m.from, to, attachmentMarker)
 	}
 	note := ""
 	if limit := r.cfg.MaxAttachmentBytes; len(body) > limit || (partial && m.from == 0) {

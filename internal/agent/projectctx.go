@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -134,12 +133,7 @@ func readProjectFile(ws *workspace.Workspace, name string) (string, bool) {
 	if err != nil || !p.Exists() || p.IsDir() || !p.Info.Mode().IsRegular() {
 		return "", false
 	}
-	f, err := os.Open(p.Abs)
-	if err != nil {
-		return "", false
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, projectFileMax+1))
+	b, err := readHead(p.Abs, projectFileMax+1)
 	if err != nil || bytes.IndexByte(b, 0) >= 0 {
 		return "", false
 	}

@@ -113,9 +113,21 @@ func TestTaskRulesFollowIntent(t *testing.T) {
 }
 
 // The scratch directory: writes there are no change of the task, and it
-// is gone when the turn ends.
+// is gone when the turn ends — also when the state directory is reached
+// through a symlink (macOS's /var → /private/var), since tools report
+// resolved paths.
 func TestScratchDirectory(t *testing.T) {
-	scratch := t.TempDir()
+	t.Run("plain", func(t *testing.T) { testScratchDirectory(t, t.TempDir()) })
+	t.Run("through a symlink", func(t *testing.T) {
+		link := filepath.Join(t.TempDir(), "link")
+		if err := os.Symlink(t.TempDir(), link); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+		testScratchDirectory(t, link)
+	})
+}
+
+func testScratchDirectory(t *testing.T, scratch string) {
 	h := newModeHarness(t, modeOpt{cfg: Config{ScratchDir: scratch}})
 	dir := filepath.Join(scratch, h.sess.ID)
 	h.srv.Enqueue(

@@ -29,6 +29,11 @@ func (r *run) openScratch() {
 	dir := filepath.Join(base, safeName(r.t.SessionID))
 	err := os.MkdirAll(dir, 0o700)
 	if err == nil {
+		// Tools report resolved paths (symlinks followed): so must the
+		// directory they are compared with (inScratch).
+		dir, err = filepath.EvalSymlinks(dir)
+	}
+	if err == nil {
 		err = r.t.Workspace.Allow(dir)
 	}
 	if err != nil {
