@@ -6,7 +6,6 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"text/template"
 	"unicode/utf8"
@@ -21,6 +20,9 @@ import (
 //
 //go:embed compact_prompt.md
 var compactPrompt string
+
+// compactTemplate is compactPrompt parsed, once.
+var compactTemplate = template.Must(template.New("compact").Parse(compactPrompt))
 
 // Summary call limits.
 const (
@@ -43,62 +45,24 @@ const (
 // messages being replaced, native format). One call; its failure is the
 // caller's to handle.
 func (a *Agent) summarize(ctx context.Context, j *compactJob, old []llm.Message) (string, error) {
-	tmpl, err := template.New("compact").Parse(compactPrompt)
-	if err != nil {
-		return "", fmt.Errorf("parse the compaction prompt: %w", err)
-	}
 	// The transcript gets what the window holds after the instructions
 	// and the summary itself, and at most 60% of it.
 	budget := min(j.numCtx-summaryMaxTokens-800, j.numCtx*6/10)
 	data := struct{ Transcript, Instructions string }{transcript(old, max(budget, 500)), strings.TrimSpace(j.instructions)}
 	var sys, user bytes.Buffer
-	if err := tmpl.ExecuteTemplate(&sys, "system", data); err != nil {
+	if err := compactTemplate.ExecuteTemplate(&sys, "system", data); err != nil {
 		return "", fmt.Errorf("render the compaction prompt: %w", err)
 	}
-	if err := tmpl.ExecuteTemplate(&user, "request", data); err != nil {
+	if err := compactTemplate.ExecuteTemplate(&user, "request", data); err != nil {
 		return "", fmt.Errorf("render the compaction prompt: %w", err)
 	}
-	req := &llm.ChatRequest{Model: j.model, KeepAlive: a.cfg.KeepAlive,
-		Messages: []llm.Message{{Role: llm.RoleSystem, Content: strings.TrimSpace(sys.String())}, {Role: llm.RoleUser, Content: strings.TrimSpace(user.String())}},
-		// The same num_ctx as the turn's requests: another value makes
-		// Ollama load the model again.
-		Options: llm.Options{NumCtx: llm.Ptr(j.numCtx), Temperature: llm.Ptr(0.2), NumPredict: llm.Ptr(summaryMaxTokens)}}
-	if j.thinks {
-		req.Think = &llm.Think{Enabled: false} // a summary needs no reasoning, and reasoning costs the window
-	}
-	text, err := a.complete(ctx, req, 0)
+	// A summary needs no reasoning, and reasoning costs the window.
+	text, err := a.ask(ctx, oneShot{model: j.model, system: sys.String(), user: user.String(), numCtx: j.numCtx,
+		thinks: j.thinks, temperature: 0.2, numPredict: summaryMaxTokens})
 	if err != nil {
 		return "", err
 	}
 	return extractSummary(text)
-}
-
-// complete runs a request and returns its answer text (reasoning
-// dropped). limit > 0 bounds the answer: a longer one is an error, so a
-// model that rambles cannot hold a short call up.
-func (a *Agent) complete(ctx context.Context, req *llm.ChatRequest, limit int) (string, error) {
-	stream, err := a.provider.Chat(ctx, req)
-	if err != nil {
-		return "", err
-	}
-	defer stream.Close()
-	var b strings.Builder
-	for {
-		c, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			return b.String(), nil
-		}
-		if err != nil {
-			return "", err
-		}
-		b.WriteString(c.Content)
-		if limit > 0 && b.Len() > limit {
-			return "", fmt.Errorf("the answer passed %d bytes, far more than was asked for", limit)
-		}
-		if c.Done {
-			return b.String(), nil
-		}
-	}
 }
 
 // extractSummary takes the summary out of the model's answer: the text in

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +11,6 @@ import (
 	"time"
 
 	"github.com/olly-agent/olly/internal/event"
-	"github.com/olly-agent/olly/internal/llm"
 )
 
 // The dispatcher (seed 000, "Agent Dispatcher — Intent Classification"):
@@ -84,23 +84,11 @@ func (a *Agent) askClassification(ctx context.Context, model, prompt string) (st
 	if err := a.prompts.ExecuteTemplate(&sys, "dispatch.md", nil); err != nil {
 		return "", fmt.Errorf("render the classification prompt: %w", err)
 	}
-	keep := a.cfg.KeepAlive
-	if keep == "" {
-		keep = dispatchKeepAlive
-	}
-	req := &llm.ChatRequest{Model: model, Format: json.RawMessage(`"json"`), KeepAlive: keep,
-		Messages: []llm.Message{
-			{Role: llm.RoleSystem, Content: strings.TrimSpace(sys.String())},
-			{Role: llm.RoleUser, Content: preview(prompt, dispatchPromptMax)},
-		},
-		// The turn's own num_ctx: another size would make Ollama reload
-		// the model before the turn's first request.
-		Options: llm.Options{NumCtx: llm.Ptr(a.cfg.numCtx(model, d)), Temperature: llm.Ptr(0.0), NumPredict: llm.Ptr(dispatchNumPredict)}}
-	if d.Capabilities.Thinking {
-		req.Think = &llm.Think{Enabled: false} // a label, not a deliberation
-	}
-	// A label is a few dozen bytes; far more is not a classification.
-	return a.complete(ctx, req, 16<<10)
+	// The turn's own num_ctx; a label, not a deliberation; and a label
+	// is a few dozen bytes, so far more is not a classification.
+	return a.ask(ctx, oneShot{model: model, system: sys.String(), user: preview(prompt, dispatchPromptMax),
+		numCtx: a.cfg.numCtx(model, d), thinks: d.Capabilities.Thinking, temperature: 0, numPredict: dispatchNumPredict,
+		keepAlive: cmp.Or(a.cfg.KeepAlive, dispatchKeepAlive), format: json.RawMessage(`"json"`), limit: 16 << 10})
 }
 
 // fallbackDispatch is the classification used when there is none: mixed

@@ -1,17 +1,14 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
-	"text/template"
 	"unicode"
 
 	"github.com/olly-agent/olly/internal/config"
-	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/session"
 )
 
@@ -94,24 +91,8 @@ func (g *TitleGenerator) GenerateTitle(ctx context.Context, prompt, sessionModel
 	if err != nil {
 		return "", fmt.Errorf("title model %s: %w", model, err)
 	}
-	tmpl, err := template.New("titles").Parse(titlesPrompt)
-	if err != nil {
-		return "", fmt.Errorf("parse the title prompt: %w", err)
-	}
-	var sys bytes.Buffer
-	if err := tmpl.Execute(&sys, nil); err != nil {
-		return "", fmt.Errorf("render the title prompt: %w", err)
-	}
-	req := &llm.ChatRequest{Model: model, KeepAlive: g.a.cfg.KeepAlive,
-		Messages: []llm.Message{{Role: llm.RoleSystem, Content: strings.TrimSpace(sys.String())},
-			{Role: llm.RoleUser, Content: preview(prompt, titlePromptRunes)}},
-		// The num_ctx the agent sends for this model: another value would
-		// make Ollama load the model again, in the middle of the turn.
-		Options: llm.Options{NumCtx: llm.Ptr(g.a.cfg.numCtx(model, d)), Temperature: llm.Ptr(0.2), NumPredict: llm.Ptr(titleMaxTokens)}}
-	if d.Capabilities.Thinking {
-		req.Think = &llm.Think{Enabled: false}
-	}
-	text, err := g.a.complete(ctx, req, 0)
+	text, err := g.a.ask(ctx, oneShot{model: model, system: titlesPrompt, user: preview(prompt, titlePromptRunes),
+		numCtx: g.a.cfg.numCtx(model, d), thinks: d.Capabilities.Thinking, temperature: 0.2, numPredict: titleMaxTokens})
 	if err != nil {
 		return "", fmt.Errorf("title model %s: %w", model, err)
 	}
