@@ -18,7 +18,7 @@ func examples() []example {
 	yes := true
 	return []example{
 		{TurnStarted{Mode: "agent", Model: "qwen3:8b", Dispatch: &Dispatch{Intent: IntentCreate, NeedsWrite: true, Confidence: 0.85, Reasoning: "asks for a new file"}}, "The agent starts working on a prompt (dispatch: how an agent-mode prompt was classified)."},
-		{UserMessage{Text: "add a hello world main.go", Attachments: []Attachment{{Path: "go.mod", Content: "module x\n"}}}, "The person's prompt; also the conversation entry the model sees."},
+		{UserMessage{Text: "add a hello world main.go", Attachments: []Attachment{{Path: "go.mod", Content: "module x\n"}}}, "The person's prompt; also the conversation entry the model sees. `steering: true` marks a message sent into the running turn (read between two iterations; part of that turn, not a branch point)."},
 		{TextDelta{Iteration: 1, Text: "I'll create"}, "Streamed assistant text (ephemeral; append to the current block)."},
 		{ThinkingDelta{Iteration: 1, Text: "The user wants"}, "Streamed reasoning (ephemeral)."},
 		{ThinkingBlock{Iteration: 1, Content: "The user wants a main.go.", DurationMs: 1800}, "One iteration's reasoning, shown collapsed."},

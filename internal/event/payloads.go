@@ -106,6 +106,10 @@ type UserMessage struct {
 	Content string `json:"content,omitempty"`
 	// Mode is a slash-command mode the prompt selected (plan, review…).
 	Mode string `json:"mode,omitempty"`
+	// Steering marks a message the person sent into a running turn
+	// (steer): the turn read it between two iterations. It is part of that
+	// turn, not a prompt of its own: no branch starts at it.
+	Steering bool `json:"steering,omitempty"`
 }
 
 // TextDelta is streamed assistant text (ephemeral). Text is the new text

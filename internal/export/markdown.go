@@ -194,6 +194,8 @@ func noticeLabel(level string) string {
 		return "Warning"
 	case "compaction":
 		return "Note"
+	case timeline.LevelSteering:
+		return "You, while it worked"
 	}
 	return "Note"
 }

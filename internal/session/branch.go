@@ -110,6 +110,9 @@ func (s *Service) branchPoint(ctx context.Context, id string, seq int64) (*Branc
 	if err := json.Unmarshal(rec.Payload, &um); err != nil {
 		return nil, fmt.Errorf("event %d of session %s: %w", seq, id, err)
 	}
+	if um.Steering {
+		return nil, fmt.Errorf("event %d of session %s is a message sent into a running turn, not a prompt: branch at the prompt of turn %d instead — `olly sessions tree %s` lists the prompts with their seqs", seq, id, rec.Turn, id)
+	}
 	path, err := s.store.Path(ctx, id, seq)
 	if err != nil {
 		return nil, err

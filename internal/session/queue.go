@@ -313,7 +313,7 @@ func (t *Turn) TakeSteering(ctx context.Context) ([]event.UserMessage, error) {
 	}
 	var out []event.UserMessage
 	for _, in := range t.steering() {
-		um := event.UserMessage{Text: in.Text}
+		um := event.UserMessage{Text: in.Text, Steering: true}
 		if _, err := t.Emit(ctx, um); err != nil {
 			return out, fmt.Errorf("record a steering message: %w", err)
 		}

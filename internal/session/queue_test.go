@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/timeline"
 )
 
 // gatedRunner runs turns that wait at an "iteration boundary" until the
@@ -140,14 +141,47 @@ func TestSubmitQueuesWhileRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := false
+	var steerSeq int64
 	for _, ev := range evs {
-		if um, ok := ev.Data.(event.UserMessage); ok && um.Text == "use tabs" {
-			found = ev.Turn == 1
+		if um, ok := ev.Data.(event.UserMessage); ok && um.Text == "use tabs" && ev.Turn == 1 && um.Steering {
+			steerSeq = ev.Seq
 		}
 	}
-	if !found {
-		t.Error("the steering message is not a user_message of turn 1")
+	if steerSeq == 0 {
+		t.Fatal("the steering message is not a user_message of turn 1 marked steering")
+	}
+	// It is part of turn 1, not a prompt: the tree lists the two prompts
+	// only, the second under the first, and no branch starts at it.
+	tree, err := svc.Tree(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Roots) != 1 || tree.Roots[0].Text != "first" || len(tree.Roots[0].Children) != 1 || tree.Roots[0].Children[0].Text != "then add tests" {
+		t.Errorf("tree roots %+v", tree.Roots)
+	}
+	if _, err := svc.Branch(ctx, sess.ID, steerSeq); err == nil || !strings.Contains(err.Error(), "not a prompt") {
+		t.Errorf("branch at the steering message: %v", err)
+	}
+	// The timeline shows it inside turn 1 (timeline's tests check where).
+	tl := timeline.Build(evs)
+	var users []string
+	var turn1 *timeline.Item
+	for _, it := range tl.Items {
+		if it.Kind == timeline.KindUser {
+			users = append(users, it.Text)
+		} else if it.Turn == 1 {
+			turn1 = it
+		}
+	}
+	if strings.Join(users, "|") != "first|then add tests" || turn1 == nil {
+		t.Fatalf("timeline user items %q", users)
+	}
+	steered1 := false
+	for _, b := range turn1.Blocks {
+		steered1 = steered1 || (b.Kind == timeline.BlockNotice && b.Level == timeline.LevelSteering && b.Text == "use tabs")
+	}
+	if !steered1 {
+		t.Errorf("turn 1's blocks lack the steering message: %+v", turn1.Blocks)
 	}
 	if svc.Queued(sess.ID).Total() != 0 || svc.Busy(sess.ID) {
 		t.Error("the session is still held after Run")

@@ -59,6 +59,11 @@ func (s *Service) Tree(ctx context.Context, id string) (*PromptTree, error) {
 		if err := json.Unmarshal(r.Payload, &um); err != nil {
 			return nil, fmt.Errorf("event %d of session %s: %w", r.Seq, id, err)
 		}
+		if um.Steering {
+			// Part of the running turn, under that turn's prompt.
+			prompt[r.Seq] = prompt[r.ParentSeq]
+			continue
+		}
 		n := &PromptNode{Seq: r.Seq, Turn: r.Turn, Text: um.Text, At: r.At}
 		nodes[r.Seq] = n
 		up := prompt[r.ParentSeq]

@@ -127,6 +127,12 @@ func (b *Builder) Apply(ev event.Event) {
 // emits turn_started (which opens that message) before the user message,
 // and the prompt must still read first.
 func (b *Builder) applyUser(ev event.Event, p event.UserMessage) {
+	if p.Steering {
+		// Read by the running turn between two iterations: it stands
+		// where it was read, between the work before and after it.
+		b.appendBlock(ev.Turn, &Block{Kind: BlockNotice, Level: LevelSteering, Text: p.Text})
+		return
+	}
 	u := &Item{Kind: KindUser, Turn: ev.Turn, Seq: ev.Seq, Text: p.Text, Attachments: p.Attachments}
 	if a := b.assistant[ev.Turn]; a != nil {
 		for i, it := range b.tl.Items {

@@ -196,3 +196,32 @@ func TestPromptBeforeItsAnswer(t *testing.T) {
 		t.Errorf("item order (-want +got):\n%s", diff)
 	}
 }
+
+// A message sent into a running turn (steer) stands inside that turn,
+// between the work before and after it; it is no prompt of its own.
+func TestSteeringStandsWhereItWasRead(t *testing.T) {
+	at := time.Unix(0, 0)
+	var evs []event.Event
+	add := func(p event.Payload) {
+		evs = append(evs, event.Event{Session: "s", Turn: 1, Seq: int64(len(evs) + 1), At: at, Data: p})
+	}
+	add(event.TurnStarted{Mode: "agent", Model: "m"})
+	add(event.UserMessage{Text: "indent the file"})
+	add(event.AssistantMessage{Iteration: 1, Text: "Using spaces.", Content: "Using spaces."})
+	add(event.UserMessage{Text: "use tabs", Steering: true})
+	add(event.AssistantMessage{Iteration: 2, Text: "Switched to tabs.", Content: "Switched to tabs."})
+	add(event.TurnFinished{Status: event.FinishDone, Iterations: 2})
+	tl := Build(evs)
+	if len(tl.Items) != 2 || tl.Items[0].Kind != KindUser || tl.Items[0].Text != "indent the file" || tl.Items[1].Kind != KindAssistant {
+		b, _ := json.Marshal(tl.Items)
+		t.Fatalf("items: %s", b)
+	}
+	var got []string
+	for _, b := range tl.Items[1].Blocks {
+		got = append(got, b.Kind+":"+b.Level+":"+b.Text)
+	}
+	want := []string{"text::Using spaces.", "notice:steering:use tabs", "text::Switched to tabs."}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("blocks (-want +got):\n%s", diff)
+	}
+}

@@ -60,6 +60,10 @@ const (
 	BlockNotice   = "notice"
 )
 
+// LevelSteering is the level of a notice that holds a message the person
+// sent into the running turn (steer), at the point the turn read it.
+const LevelSteering = "steering"
+
 // Block is one part of an assistant message.
 type Block struct {
 	Kind      string `json:"kind"`
@@ -71,7 +75,7 @@ type Block struct {
 	// Plan marks a final block that is a plan-mode plan: frontends offer
 	// "Implement this plan" (session.Service.ImplementPlan).
 	Plan bool `json:"plan,omitempty"`
-	// Notice level: "error", "warning", "compaction".
+	// Notice level: "error", "warning", "compaction", or LevelSteering.
 	Level string `json:"level,omitempty"`
 
 	// Groups.
