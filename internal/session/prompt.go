@@ -23,9 +23,11 @@ func (s *Service) prompt(ctx context.Context, id string, in PromptInput) (*TurnR
 		return nil, errors.New("empty prompt: type what the agent should do")
 	}
 	// Every submitted prompt is kept for recall, commands included
-	// (history.go).
-	if err := s.recordPrompt(ctx, id, in.Text); err != nil {
-		return nil, err
+	// (history.go); a leftover steering message was kept when sent.
+	if !in.recorded {
+		if err := s.recordPrompt(ctx, id, in.Text); err != nil {
+			return nil, err
+		}
 	}
 	cmd, isCmd, err := ParseSlash(in.Text)
 	switch {

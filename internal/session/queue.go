@@ -142,6 +142,7 @@ func (s *Service) enqueue(q *queue, id string, in PromptInput, whenBusy string, 
 		if isCmd {
 			return fmt.Errorf("a /command cannot steer a running turn: queue it as a follow-up, or send it when session %s is idle", id)
 		}
+		in.recorded = true // Submit records it now: a leftover must not be recorded again
 		q.steer = append(q.steer, in)
 	case WhenBusyFollowUp:
 		q.follow = append(q.follow, in)

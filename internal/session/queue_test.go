@@ -211,16 +211,33 @@ func TestLeftoverSteeringRunsAsNextTurn(t *testing.T) {
 	g.mu.Lock()
 	g.gate <- struct{}{}
 	<-g.passed
-	if _, err := svc.Submit(ctx, sess.ID, PromptInput{Text: "late words"}, WhenBusySteer); err != nil {
-		t.Error(err)
+	for _, text := range []string{"late words", "more late words"} {
+		if _, err := svc.Submit(ctx, sess.ID, PromptInput{Text: text}, WhenBusySteer); err != nil {
+			t.Error(err)
+		}
 	}
 	g.mu.Unlock()
 	waitStarted(t, g)
 	g.gate <- struct{}{}
 	<-done
-	prompts, _ := g.snapshot()
-	if len(prompts) != 2 || prompts[1] != "late words" {
-		t.Fatalf("turns ran %q; the leftover steering message should run as the next turn", prompts)
+	// The first leftover runs as the next turn, which takes the second as
+	// its steering.
+	prompts, steered := g.snapshot()
+	if strings.Join(prompts, "|") != "first|late words" || len(steered) != 2 || strings.Join(steered[1], "|") != "more late words" {
+		t.Fatalf("turns ran %q, steered %q; the leftover steering should run as the next turn", prompts, steered)
+	}
+	// Each is in the prompt history once: recorded when sent, not again
+	// when it ran.
+	hist, err := svc.Prompts(ctx, "", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, p := range hist {
+		texts = append(texts, p.Text)
+	}
+	if len(texts) != 3 {
+		t.Errorf("prompt history %q, want each prompt once", texts)
 	}
 }
 

@@ -24,6 +24,10 @@ type PromptInput struct {
 	// (ImplementPlan sets it): the runner does not classify the prompt,
 	// since the plan already decided what to do.
 	FromPlan int
+
+	// recorded: the prompt is in the prompt history already (a steering
+	// message, recorded when it was sent, that runs as the next turn).
+	recorded bool
 }
 
 // TurnResult is how a turn ended.
