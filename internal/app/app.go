@@ -192,7 +192,13 @@ func (a *App) StartIndexing(ctx context.Context, progress func(store.IndexProgre
 			}
 		}
 	}
-	return session.StartIndexing(ctx, a.Store, session.NewEmbedder(a.Provider, a.Config.Embedding.Model), progress)
+	return session.StartIndexing(ctx, a.Store, a.Embedder(), progress)
+}
+
+// Embedder computes vectors with embedding.model on the model server; nil
+// when no embedding model is configured (search by words only).
+func (a *App) Embedder() *store.Embedder {
+	return session.NewEmbedder(a.Provider, a.Config.Embedding.Model)
 }
 
 // Workspace returns the absolute workspace directory for dir ("" is the

@@ -117,8 +117,8 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 	runCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	emb := session.NewEmbedder(a.Provider, cfg.Embedding.Model)
-	idx, err := session.StartIndexing(runCtx, st, emb, nil)
+	emb := a.Embedder()
+	idx, err := a.StartIndexing(runCtx, nil) // failures go to the log
 	if err != nil {
 		logger.Warn("rpc: search by meaning is off: the indexer did not start", "error", err)
 		emb = nil

@@ -1,15 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/olly-agent/olly/internal/atomicfile"
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/export"
 	"github.com/olly-agent/olly/internal/session"
@@ -174,56 +175,32 @@ func runSessionsExport(ctx context.Context, opts *sessionsExportOptions, ref str
 		return err
 	}
 	render := func(w io.Writer) error {
-		doc := export.Doc{Session: sess, Timeline: timeline.Build(evs)}
-		switch format {
-		case formatHTML:
-			return export.HTML(w, doc)
-		case formatJSONL:
+		if format == formatJSONL {
 			return export.JSONL(w, evs)
+		}
+		doc := export.Doc{Session: sess, Timeline: timeline.Build(evs)}
+		if format == formatHTML {
+			return export.HTML(w, doc)
 		}
 		return export.Markdown(w, doc)
 	}
 	if opts.Output == "" {
 		return render(opts.IO.Out)
 	}
-	n, err := writeFileAtomic(opts.Output, render)
-	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+	// Rendered whole first, then written through a temporary file: a
+	// failure never leaves half an export where the person asked for one.
+	var buf bytes.Buffer
+	err = render(&buf)
+	if err == nil {
+		err = atomicfile.Write(opts.Output, buf.Bytes(), 0o644)
 	}
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("export to %s: %w", opts.Output, err)}
+	}
+	n := int64(buf.Len())
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, exportJSON{SessionID: sess.ID, Format: format, File: opts.Output, Bytes: n, Events: len(evs)})
 	}
 	fmt.Fprintf(opts.IO.ErrOut, "Exported session %s (%d events) to %s.\n", sess.ID, len(evs), opts.Output)
 	return nil
-}
-
-// writeFileAtomic writes a file through a temporary file beside it, so a
-// failure never leaves half an export where the person asked for one.
-func writeFileAtomic(path string, write func(io.Writer) error) (int64, error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
-	if err != nil {
-		return 0, fmt.Errorf("export to %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // after the rename there is nothing to remove
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return 0, fmt.Errorf("export to %s: %w", path, err)
-	}
-	info, err := tmp.Stat()
-	if err == nil {
-		err = tmp.Close()
-	} else {
-		tmp.Close()
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("export to %s: %w", path, err)
-	}
-	return info.Size(), nil
 }
