@@ -123,7 +123,7 @@ func printSession(ctx context.Context, f *Factory, a *app.App, opts *printOption
 	if key, err := session.WorkspaceKey(dir); err == nil && key != sess.Workspace {
 		fmt.Fprintf(f.IO.ErrOut, "olly: session %s belongs to %s; its turn runs there\n", sess.ID, sess.Workspace)
 	}
-	after, err := a.Store.LastSeq(ctx, sess.ID)
+	after, err := a.Sessions.LastSeq(ctx, sess.ID)
 	if err != nil {
 		return nil, in, 0, err
 	}

@@ -11,6 +11,7 @@ type Catalog interface {
 	ListSessions(ctx context.Context, f store.ListFilter) ([]store.Session, error)
 	LatestSession(ctx context.Context, workspace string) (*store.Session, error)
 	DeleteSession(ctx context.Context, id string) error
+	SessionPendingStats(ctx context.Context, session string) (store.DiffStats, error)
 }
 
 // Branching moves through a session's tree of events (*store.Store).

@@ -20,6 +20,7 @@ type Log interface {
 	Append(ctx context.Context, rec *store.EventRecord) error
 	Events(ctx context.Context, session string, afterSeq int64, limit int) ([]store.EventRecord, error)
 	Path(ctx context.Context, session string, leafSeq int64) ([]store.EventRecord, error)
+	LastSeq(ctx context.Context, session string) (int64, error)
 }
 
 // Rows are the session rows the service keeps (*store.Store).

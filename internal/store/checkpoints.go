@@ -387,6 +387,17 @@ type DiffStats struct {
 // of its pending files' counts when any of them has counts, else the
 // checkpoint's own totals; then per session, the sum over checkpoints.
 func (s *Store) PendingStats(ctx context.Context) (map[string]DiffStats, error) {
+	return s.pendingStats(ctx, "", nil)
+}
+
+// SessionPendingStats is PendingStats for one session (zero when nothing
+// is pending).
+func (s *Store) SessionPendingStats(ctx context.Context, session string) (DiffStats, error) {
+	m, err := s.pendingStats(ctx, "WHERE c.session_id = ?", []any{session})
+	return m[session], err
+}
+
+func (s *Store) pendingStats(ctx context.Context, where string, args []any) (map[string]DiffStats, error) {
 	rows, err := s.r.QueryContext(ctx, `
 		SELECT session_id, sum(adds), sum(dels), sum(files) FROM (
 			SELECT c.session_id AS session_id,
@@ -397,8 +408,9 @@ func (s *Store) PendingStats(ctx context.Context) (map[string]DiffStats, error) 
 				count(*) AS files
 			FROM checkpoints c
 			JOIN file_snapshots f ON f.checkpoint_id = c.id AND f.file_status = 'pending'
+			`+where+`
 			GROUP BY c.id
-		) GROUP BY session_id`)
+		) GROUP BY session_id`, args...)
 	if err != nil {
 		return nil, classify(s.file, fmt.Errorf("pending stats: %w", err))
 	}

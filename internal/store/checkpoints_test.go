@@ -148,4 +148,9 @@ func TestPendingStatsTwoLevels(t *testing.T) {
 	if len(got) != len(want) || got["a"] != want["a"] {
 		t.Errorf("PendingStats = %+v, want %+v", got, want)
 	}
+	for _, id := range []string{"a", "b", "c"} {
+		if one, err := s.SessionPendingStats(ctx, id); err != nil || one != want[id] {
+			t.Errorf("SessionPendingStats(%s) = %+v, %v; want %+v", id, one, err, want[id])
+		}
+	}
 }

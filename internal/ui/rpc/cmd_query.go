@@ -47,7 +47,7 @@ func runGetState(ctx context.Context, s *Server, _ *call, _ Empty) (State, error
 	if err != nil {
 		return State{}, err
 	}
-	last, err := s.opts.Store.LastSeq(ctx, sess.ID)
+	last, err := s.opts.Sessions.LastSeq(ctx, sess.ID)
 	if err != nil {
 		return State{}, err
 	}
@@ -127,68 +127,37 @@ func runGetMessages(ctx context.Context, s *Server, _ *call, _ Empty) (MessagesR
 }
 
 func runLastText(ctx context.Context, s *Server, _ *call, _ Empty) (TextResult, error) {
-	evs, err := s.opts.Sessions.History(ctx, s.current())
-	if err != nil {
+	text, ok, err := s.opts.Sessions.LastAnswer(ctx, s.current())
+	if err != nil || !ok {
 		return TextResult{}, err
 	}
-	for i := len(evs) - 1; i >= 0; i-- {
-		switch p := evs[i].Data.(type) {
-		case event.FinalMessage:
-			return TextResult{Text: &p.Text}, nil
-		case event.AssistantMessage:
-			if p.Text != "" {
-				return TextResult{Text: &p.Text}, nil
-			}
-		}
-	}
-	return TextResult{}, nil
+	return TextResult{Text: &text}, nil
 }
 
 func runBranchMessages(ctx context.Context, s *Server, _ *call, _ Empty) (BranchMessages, error) {
-	evs, err := s.opts.Sessions.History(ctx, s.current())
+	prompts, err := s.opts.Sessions.BranchPrompts(ctx, s.current())
 	if err != nil {
 		return BranchMessages{}, err
 	}
 	out := BranchMessages{Messages: []BranchMessage{}}
-	for _, ev := range evs {
-		if p, ok := ev.Data.(event.UserMessage); ok {
-			out.Messages = append(out.Messages, BranchMessage{EntryID: strconv.FormatInt(ev.Seq, 10), Seq: ev.Seq, Turn: ev.Turn, Text: p.Text})
-		}
+	for _, p := range prompts {
+		out.Messages = append(out.Messages, BranchMessage{EntryID: strconv.FormatInt(p.Seq, 10), Seq: p.Seq, Turn: p.Turn, Text: p.Text})
 	}
 	return out, nil
 }
 
 func runSessionStats(ctx context.Context, s *Server, _ *call, _ Empty) (SessionStats, error) {
 	id := s.current()
-	evs, err := s.opts.Sessions.History(ctx, id)
+	st, err := s.opts.Sessions.Stats(ctx, id)
 	if err != nil {
 		return SessionStats{}, err
 	}
-	st := SessionStats{SessionID: id}
-	for _, ev := range evs {
-		st.Turns = max(st.Turns, ev.Turn)
-		switch p := ev.Data.(type) {
-		case event.UserMessage:
-			st.UserMessages++
-		case event.AssistantMessage:
-			st.AssistantMessages++
-			st.ToolCalls += len(p.ToolCalls)
-		case event.ToolResult:
-			st.ToolResults++
-		case event.TokenUsage:
-			st.Tokens.Input += p.PromptTokens
-			st.Tokens.Output += p.CompletionTokens
-			st.ContextWindow, st.ContextTokens = p.ContextWindow, p.PromptTokens
-		}
-	}
-	st.Tokens.Total = st.Tokens.Input + st.Tokens.Output
-	st.TotalMessages = st.UserMessages + st.AssistantMessages + st.ToolResults
-	pending, err := s.opts.Store.PendingStats(ctx)
-	if err != nil {
-		return SessionStats{}, err
-	}
-	st.PendingAdditions, st.PendingDeletions = pending[id].Additions, pending[id].Deletions
-	return st, nil
+	out := SessionStats{SessionID: id, Turns: st.Turns, UserMessages: st.UserMessages, AssistantMessages: st.AssistantMessages,
+		ToolCalls: st.ToolCalls, ToolResults: st.ToolResults, TotalMessages: st.UserMessages + st.AssistantMessages + st.ToolResults,
+		ContextWindow: st.ContextWindow, ContextTokens: st.ContextTokens,
+		PendingAdditions: st.Pending.Additions, PendingDeletions: st.Pending.Deletions}
+	out.Tokens.Input, out.Tokens.Output, out.Tokens.Total = st.InputTokens, st.OutputTokens, st.InputTokens+st.OutputTokens
+	return out, nil
 }
 
 func runGetModels(ctx context.Context, s *Server, _ *call, _ Empty) (ModelsResult, error) {
@@ -232,21 +201,16 @@ func runGetEvents(ctx context.Context, s *Server, _ *call, req EventsRequest) (E
 	if limit == 0 || limit > maxEvents {
 		limit = maxEvents
 	}
-	recs, err := s.opts.Store.Events(ctx, id, req.AfterSeq, limit+1)
+	evs, err := s.opts.Sessions.Events(ctx, id, req.AfterSeq, limit+1)
 	if err != nil {
 		return EventsResult{}, err
 	}
-	out := EventsResult{Events: []event.Event{}, LastSeq: req.AfterSeq}
-	if len(recs) > limit {
-		recs, out.More = recs[:limit], true
+	out := EventsResult{Events: evs, LastSeq: req.AfterSeq}
+	if len(evs) > limit {
+		out.Events, out.More = evs[:limit], true
 	}
-	for _, rec := range recs {
-		p, err := event.DecodePayload(event.Type(rec.Type), rec.Payload)
-		if err != nil {
-			return EventsResult{}, fmt.Errorf("event %d of session %s: %w", rec.Seq, id, err)
-		}
-		out.Events = append(out.Events, event.Event{Session: rec.Session, Seq: rec.Seq, ParentSeq: rec.ParentSeq, Turn: rec.Turn, At: rec.At, Data: p})
-		out.LastSeq = rec.Seq
+	if n := len(out.Events); n > 0 {
+		out.LastSeq = out.Events[n-1].Seq
 	}
 	return out, nil
 }

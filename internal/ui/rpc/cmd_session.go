@@ -72,13 +72,13 @@ func runSwitchSession(ctx context.Context, s *Server, _ *call, req SwitchRequest
 		return SwitchResult{}, err
 	}
 	if sess.ID == s.current() {
-		last, err := s.opts.Store.LastSeq(ctx, sess.ID)
+		last, err := s.opts.Sessions.LastSeq(ctx, sess.ID)
 		return SwitchResult{SessionID: sess.ID, Workspace: sess.Workspace, Title: sess.Title, LastSeq: last}, err
 	}
 	if err := s.busyRefusal("switching sessions"); err != nil {
 		return SwitchResult{}, err
 	}
-	last, err := s.opts.Store.LastSeq(ctx, sess.ID)
+	last, err := s.opts.Sessions.LastSeq(ctx, sess.ID)
 	if err != nil {
 		return SwitchResult{}, err
 	}

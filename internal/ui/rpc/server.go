@@ -26,13 +26,10 @@ import (
 // blocking stdin may not wake up; the process exits right after anyway.
 const readerGrace = time.Second
 
-// Store is what the server reads from the database directly (*store.Store):
-// the event log for get_events, and session search.
+// Store is what the server searches (*store.Store): everything else it
+// asks of the session service.
 type Store interface {
 	session.Indexable
-	Events(ctx context.Context, session string, afterSeq int64, limit int) ([]store.EventRecord, error)
-	LastSeq(ctx context.Context, session string) (int64, error)
-	PendingStats(ctx context.Context) (map[string]store.DiffStats, error)
 }
 
 // Models lists the server's models and describes one (*models.Catalog).
@@ -202,7 +199,7 @@ func (s *Server) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	last, err := s.opts.Store.LastSeq(ctx, sess.ID)
+	last, err := s.opts.Sessions.LastSeq(ctx, sess.ID)
 	if err != nil {
 		return err
 	}
