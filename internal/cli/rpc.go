@@ -105,7 +105,14 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 	}
 	defer a.Close()
 
+	// The client's questions about models (set_model, get_state,
+	// get_available_models) are asked once, without retries: a server that
+	// is down is reported at once, not after seven seconds of retries,
+	// and a client may ask again.
 	catalog := models.NewCatalog(a.Provider)
+	if p, err := app.NewProviderWithRetry(a.Config, llm.RetryPolicy{}); err == nil {
+		catalog = models.NewCatalog(p)
+	}
 	sess, warnings, err := rpcSession(ctx, a, catalog, popts, dir)
 	if err != nil {
 		return err
@@ -165,11 +172,6 @@ func rpcSession(ctx context.Context, a *app.App, catalog *models.Catalog, popts 
 	var warnings []string
 	pickCtx, cancel := context.WithTimeout(ctx, modelPickTimeout)
 	defer cancel()
-	// Asked once, without retries: a server that is down is reported in
-	// the ready frame at once, not after seven seconds of retries.
-	if p, err := app.NewProviderWithRetry(a.Config, llm.RetryPolicy{}); err == nil {
-		catalog = models.NewCatalog(p)
-	}
 	model := a.Config.AgentMode.Model
 	choice, err := catalog.PickAgent(pickCtx, model)
 	switch {

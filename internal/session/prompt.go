@@ -110,6 +110,7 @@ func (s *Service) begin(id string, cancel context.CancelFunc) error {
 func (s *Service) end(id string) {
 	s.mu.Lock()
 	delete(s.active, id)
+	delete(s.finished, id)
 	s.mu.Unlock()
 }
 
@@ -129,6 +130,15 @@ func (s *Service) newTurn(sess *store.Session, ws *workspace.Workspace, in Promp
 	var titled atomic.Bool
 	titled.Store(sess.Title != "")
 	t.emit = func(ctx context.Context, p event.Payload) (event.Event, error) {
+		if _, ok := p.(event.TurnFinished); ok {
+			// Not busy any more by the time anyone sees the event (Busy).
+			s.mu.Lock()
+			if s.finished == nil {
+				s.finished = map[string]bool{}
+			}
+			s.finished[sess.ID] = true
+			s.mu.Unlock()
+		}
 		ev, err := s.Emit(ctx, sess.ID, number, p)
 		t.started.Store(true)
 		if um, ok := p.(event.UserMessage); ok && err == nil && titled.CompareAndSwap(false, true) {

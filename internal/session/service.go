@@ -87,6 +87,11 @@ type Service struct {
 	mu     sync.Mutex
 	locks  map[string]*sync.Mutex // per session: orders emits
 	active map[string]context.CancelFunc
+	// finished holds the sessions whose running turn has emitted
+	// turn_finished but not yet returned (it still saves its memory and
+	// status): Busy is false for them, as the event stream says, while
+	// begin still refuses a second turn until the first returned.
+	finished map[string]bool
 	// queues are the prompts waiting for a session's running prompt
 	// (queue.go); made on first use.
 	queues map[string]*queue
@@ -160,12 +165,14 @@ func (s *Service) Open(ctx context.Context, id string) (*store.Session, error) {
 	return sess, err
 }
 
-// Busy reports whether the session is running a turn in this process.
+// Busy reports whether the session is running a turn in this process that
+// has not yet emitted turn_finished: a frontend that has seen the turn end
+// never hears that it is still busy.
 func (s *Service) Busy(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.active[id]
-	return ok
+	return ok && !s.finished[id]
 }
 
 // Abort cancels the session's running turn and reports whether one was

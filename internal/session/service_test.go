@@ -289,3 +289,65 @@ func TestNewTurnDetached(t *testing.T) {
 		t.Error("a turn without emitter emitted")
 	}
 }
+
+// finishingRunner emits turn_finished, then holds the turn open until
+// release is closed (as the agent still saves its memory after it).
+type finishingRunner struct{ finish, release chan struct{} }
+
+func (r finishingRunner) RunTurn(ctx context.Context, t *Turn) (*TurnResult, error) {
+	if _, err := t.Emit(ctx, event.TurnStarted{Mode: "agent"}); err != nil {
+		return nil, err
+	}
+	<-r.finish
+	if _, err := t.Emit(ctx, event.TurnFinished{Status: event.FinishDone}); err != nil {
+		return nil, err
+	}
+	<-r.release
+	return &TurnResult{Turn: t.Number, Status: event.FinishDone}, nil
+}
+
+// A frontend that has seen turn_finished never hears the session is still
+// busy; a second turn still waits until the first has returned.
+func TestNotBusyOnceTurnFinishedIsSeen(t *testing.T) {
+	r := finishingRunner{finish: make(chan struct{}), release: make(chan struct{})}
+	svc, _, sess := newService(t, r)
+	ctx := context.Background()
+	sub, err := svc.Subscribe(ctx, sess.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	done := make(chan error, 1)
+	go func() {
+		_, err := svc.Prompt(ctx, sess.ID, PromptInput{Text: "go"})
+		done <- err
+	}()
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type() == event.TypeTurnStarted {
+			if !svc.Busy(sess.ID) {
+				t.Error("not busy after turn_started")
+			}
+			close(r.finish)
+		}
+		if ev.Type() == event.TypeTurnFinished {
+			break
+		}
+	}
+	if svc.Busy(sess.ID) {
+		t.Error("busy after turn_finished was published")
+	}
+	if _, err := svc.Prompt(ctx, sess.ID, PromptInput{Text: "again"}); !errors.Is(err, ErrBusy) {
+		t.Errorf("a second prompt while the first turn returns: %v, want ErrBusy", err)
+	}
+	close(r.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if svc.Busy(sess.ID) {
+		t.Error("busy after the turn returned")
+	}
+}

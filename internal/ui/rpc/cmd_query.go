@@ -21,11 +21,13 @@ const (
 	// modelLookup bounds asking the server about the session's model for
 	// get_state: state must come back even when the server is down.
 	modelLookup = 2 * time.Second
+	// modelCheck bounds set_model's check that the server has the model.
+	modelCheck = 5 * time.Second
 )
 
 func queryCommands() []*command {
 	return []*command{
-		def("get_state", "The session's state: model, whether a prompt runs, queued messages, pending approvals, toggles.", false, runGetState),
+		def("get_state", "The session's state: model, whether a prompt runs, queued messages, pending approvals, toggles.", true, runGetState),
 		def("get_messages", "The conversation of the session's current branch as pi messages (user, assistant, toolResult).", false, runGetMessages),
 		def("get_last_assistant_text", "The agent's last answer on the current branch.", false, runLastText),
 		def("get_branch_messages", "The prompts of the current branch, which branch can go back to.", false, runBranchMessages),

@@ -120,7 +120,11 @@ func runSetModel(ctx context.Context, s *Server, _ *call, req SetModelRequest) (
 		return PiModel{}, errUnavailable("set_model", "no model catalog")
 	}
 	name := strings.TrimSpace(req.ModelID)
-	d, err := s.opts.Models.Details(ctx, name)
+	// Answered in order (a prompt sent after it uses the new model), so
+	// the check is bounded: abort must not wait long behind it.
+	checkCtx, cancel := context.WithTimeout(ctx, modelCheck)
+	defer cancel()
+	d, err := s.opts.Models.Details(checkCtx, name)
 	if err != nil {
 		return PiModel{}, err
 	}

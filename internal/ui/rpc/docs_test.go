@@ -86,9 +86,10 @@ const docIntro = "# RPC mode (`olly --mode rpc`)\n\n" +
 	"- **Start.** olly works on a new session in the workspace (`--cwd`), or on the one `--continue` (the latest\n" +
 	"  here) or `--resume ID` names. Its first frame is `ready`. `--yes` turns both auto-approve toggles on.\n" +
 	"- **Commands** carry an optional `id` (a string or a number), echoed in their `response`. Commands are\n" +
-	"  read in order; the ones that wait on a model or a shell (`compact`, `bash`, `get_available_models`,\n" +
+	"  read in order; the ones that wait on a model or a shell (`compact`, `bash`, `get_state`, `get_available_models`,\n" +
 	"  `search_sessions`) are answered when done while later commands are answered meanwhile, so `abort` always\n" +
-	"  gets through.\n" +
+	"  gets through. `set_model` is answered in order, so a prompt sent after it uses the new model; its check\n" +
+	"  with the server is bounded to 5 s.\n" +
 	"- **Bad input** never stops olly: a line that is not a JSON object, an unknown command, a missing or\n" +
 	"  ill-typed field each get a response with `success: false` and an `error` that says what to send (with\n" +
 	"  the `id` when one could be read; `command` is `parse` when the line named none). Lines are limited to\n" +
