@@ -197,6 +197,9 @@ func (r *run) useEnv(env tools.Env) {
 	if r.mode.readOnly {
 		env.Snapshots = nil
 	}
+	if r.mode.gitOnly {
+		env.Commands = gitCommands(r.mode.name)
+	}
 	r.env = env
 	r.openScratch()
 }

@@ -2,12 +2,10 @@ package agent
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/olly-agent/olly/internal/safety"
 	"github.com/olly-agent/olly/internal/tools"
 )
 
@@ -16,7 +14,7 @@ import (
 // command runs when every simple command in it is git with a reading
 // subcommand, or a text filter fed by one (git log | head), and
 // safety.ReadOnly agrees; anything else is refused before it runs, with a
-// result telling the model.
+// result telling the model (gitCommands).
 
 // reviewGitSubcommands are the git subcommands review may use.
 func reviewGitSubcommands() map[string]bool {
@@ -39,38 +37,16 @@ func setOf(names ...string) map[string]bool {
 	return m
 }
 
-// commandProblem says why a run_terminal_command call may not run in a
-// git-only mode ("" when it may).
-func (r *run) commandProblem(c call) string {
-	args, err := tools.ParseArgs(c.Arguments)
-	if err != nil {
-		return "" // the tool itself reports malformed arguments
-	}
-	command, _ := args.String("command", "cmd")
-	if why := gitOnly(command); why != "" {
-		return fmt.Sprintf("Not run: in %s mode only read-only git commands may run (git log, show, diff, status, blame, grep, …, optionally piped into head, tail, grep, wc, sort, uniq or cut), and %s. Use the read and search tools for everything else.", r.mode.name, why)
-	}
-	if ok, why := safety.ReadOnly(command, r.safetyOptions()); !ok {
-		return fmt.Sprintf("Not run: in %s mode only read-only commands may run, and this one is not: %s.", r.mode.name, why)
-	}
-	return ""
-}
-
-// safetyOptions describe where the turn's commands run.
-func (r *run) safetyOptions() safety.Options {
-	var opts safety.Options
-	if ws := r.t.Workspace; ws != nil {
-		for _, root := range ws.Roots() {
-			opts.Roots = append(opts.Roots, root.Path)
+// gitCommands is review's terminal rule (tools.Env.Commands): read-only
+// git commands only. The terminal tool applies it where the command would
+// run, with the safety analysis, and refuses the rest before they run.
+func gitCommands(mode string) *tools.CommandPolicy {
+	return &tools.CommandPolicy{Mode: mode, Allow: func(command string) string {
+		if why := gitOnly(command); why != "" {
+			return fmt.Sprintf("Not run: in %s mode only read-only git commands may run (git log, show, diff, status, blame, grep, …, optionally piped into head, tail, grep, wc, sort, uniq or cut), and %s. Use the read and search tools for everything else.", mode, why)
 		}
-		opts.Allowed = ws.Allowed()
-	}
-	opts.Home, _ = os.UserHomeDir()
-	opts.TempDirs = []string{os.TempDir()}
-	if s, ok := r.env.Shell.(interface{ Cwd() string }); ok {
-		opts.Cwd = s.Cwd()
-	}
-	return opts
+		return ""
+	}}
 }
 
 // gitOnly checks that command is made of git's reading subcommands and

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/olly-agent/olly/internal/event"
-	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
 	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/shell"
 	"github.com/olly-agent/olly/internal/timeline"
 	"github.com/olly-agent/olly/internal/tools"
 	"github.com/olly-agent/olly/internal/workspace"
@@ -328,30 +329,62 @@ func TestGitOnly(t *testing.T) {
 	}
 }
 
-// gitOnly's verdict is what review relies on: it must also pass
-// safety.ReadOnly, which the agent checks after it.
+// gitOnly's verdict is what review relies on: the terminal tool also
+// requires safety.ReadOnly, judged where the command would run (its cwd
+// argument included), and refuses instead of asking.
 func TestReviewCommandNeedsReadOnly(t *testing.T) {
 	a, err := New(Deps{Provider: &memProvider{}, Tools: allTools(t), Config: Config{Model: "m"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := detachedRun(t, a, ModeReview, "review")
-	for cmd, ok := range map[string]bool{
-		"git log > out.txt":              false,
-		"git diff --output=/tmp/x":       false,
-		"git log --oneline":              true,
-		"git branch -D main":             false,
-		"git -C /etc log":                false,
-		"git branch --list":              true,
-		"if true; then git log; fi":      false,
-		"git log | grep fix | sort -u":   true,
-		"git show HEAD --stat | tail -3": true,
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := detachedRunIn(t, a, dir, ModeReview, "review")
+	env := r.env
+	if env.Commands == nil {
+		t.Fatal("review mode's tool environment has no command policy")
+	}
+	env.Workspace, env.Shell = r.t.Workspace, refusingShell{t}
+	for args, ok := range map[string]bool{
+		`{"command": "git log > out.txt"}`:                   false,
+		`{"command": "git diff --output=/tmp/x"}`:            false,
+		`{"command": "git log --oneline"}`:                   true,
+		`{"command": "git branch -D main"}`:                  false,
+		`{"command": "git -C /etc log"}`:                     false,
+		`{"command": "git branch --list"}`:                   true,
+		`{"command": "if true; then git log; fi"}`:           false,
+		`{"command": "git log | grep fix | sort -u"}`:        true,
+		`{"command": "git show HEAD --stat | tail -3"}`:      true,
+		`{"command": "touch x"}`:                             false,
+		`{"command": "git -C .. log", "cwd": "sub"}`:         true,  // the workspace root
+		`{"command": "git -C ../.. log", "cwd": "sub"}`:      false, // above it
+		`{"command": "git -C ../.. log"}`:                    false,
+		`{"command": "git log", "cwd": "sub"}`:               true,
+		`{"command": "git log | tee out.txt", "cwd": "sub"}`: false,
 	} {
-		c := call{ToolCall: llm.ToolCall{Name: "run_terminal_command", Arguments: []byte(`{"command": ` + jsonString(cmd) + `}`)}}
-		if p := r.commandProblem(c); (p == "") != ok {
-			t.Errorf("%q: problem %q, want allowed %v", cmd, p, ok)
+		parsed, err := tools.ParseArgs([]byte(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := tools.Terminal{}.Prepare(context.Background(), &env, parsed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused := p.Done != nil && p.Done.IsError && strings.HasPrefix(p.Done.Content, "Not run:")
+		if refused == ok || (ok && p.Approval != nil) {
+			t.Errorf("%s: done %+v, approval %+v; want allowed without asking: %v", args, p.Done, p.Approval, ok)
 		}
 	}
+}
+
+// refusingShell is a shell no command may reach.
+type refusingShell struct{ t *testing.T }
+
+func (s refusingShell) Run(context.Context, string, shell.RunOptions) (*shell.Result, error) {
+	s.t.Error("a command ran")
+	return nil, errors.New("no shell")
 }
 
 func jsonString(s string) string {

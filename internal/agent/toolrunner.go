@@ -73,10 +73,6 @@ func (r *run) parse(res *streamResult) []call {
 			c.refusal = "malformed call"
 		case !r.offered[c.Name]:
 			c.problem, c.refusal = r.unavailable(c.Name), "not available"
-		case r.mode.gitOnly && c.Name == "run_terminal_command":
-			if p := r.commandProblem(*c); p != "" {
-				c.problem, c.refusal = p, "read-only git commands only"
-			}
 		}
 		c.Index = i
 		if c.ID == "" || ids[c.ID] {

@@ -86,8 +86,22 @@ func (t Terminal) Prepare(ctx context.Context, env *Env, args Args) (*Prepared, 
 	if cwdRel == "" {
 		cwdRel = env.Workspace.Rel(opts.Cwd)
 	}
+	if cp := env.Commands; cp != nil {
+		if why := cp.Allow(command); why != "" {
+			return &Prepared{Display: look, Done: errResult("%s", why)}, nil
+		}
+	}
 	verdict := safety.Analyze(command, opts)
 	readOnly, why := safety.ReadOnly(command, opts)
+	if cp := env.Commands; cp != nil && (!readOnly || verdict.Severity > safety.None) {
+		if readOnly {
+			why = "the analysis found a risk"
+			if len(verdict.Findings) > 0 {
+				why = verdict.Findings[0].Reason
+			}
+		}
+		return &Prepared{Display: look, Done: errResult("Not run: in %s mode only read-only commands may run, and this one is not: %s.", cp.Mode, why)}, nil
+	}
 	var req *approval.Request
 	if !readOnly || verdict.Severity > safety.None {
 		req = &approval.Request{Kind: event.ApprovalCommand, Command: command, Cwd: cwdRel, Severity: verdict.Severity,

@@ -110,6 +110,20 @@ type Env struct {
 	// Subagents runs run_subagent's sub-agents (subagent.go); the agent
 	// sets it per call. Nil: run_subagent is unavailable.
 	Subagents SubagentRunner
+	// Commands, when set, restricts run_terminal_command to read-only
+	// commands that it also allows, refusing the rest instead of asking
+	// (a read-only mode's terminal); nil: any command, with approvals.
+	Commands *CommandPolicy
+}
+
+// CommandPolicy is a mode's rule for terminal commands (Env.Commands).
+type CommandPolicy struct {
+	// Mode names the mode in refusals ("review").
+	Mode string
+	// Allow returns why command may not run in the mode ("" when it may);
+	// it is asked first, and the command must then also be read-only
+	// (safety.ReadOnly with no finding, judged where it would run).
+	Allow func(command string) string
 }
 
 // Approver settles an approval request: *approval.Manager.
