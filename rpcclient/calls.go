@@ -120,7 +120,7 @@ func (c *Client) GetAvailableModels(ctx context.Context) (*ModelsResult, error) 
 // (ctx bounds it).
 func (c *Client) Compact(ctx context.Context, instructions string) (*CompactResult, error) {
 	var out CompactResult
-	if err := c.callLong(ctx, "compact", CompactRequest{CustomInstructions: instructions}, &out); err != nil {
+	if err := c.call(ctx, "compact", CompactRequest{CustomInstructions: instructions}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -135,7 +135,7 @@ func (c *Client) SetAutoCompaction(ctx context.Context, on bool) error {
 // command runs (ctx bounds it; AbortBash stops it).
 func (c *Client) Bash(ctx context.Context, command string) (*BashResult, error) {
 	var out BashResult
-	if err := c.callLong(ctx, "bash", BashRequest{Command: command}, &out); err != nil {
+	if err := c.call(ctx, "bash", BashRequest{Command: command}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -213,11 +213,8 @@ func (c *Client) Call(ctx context.Context, command string, req, resp any) error 
 	return c.call(ctx, command, req, resp)
 }
 
-// callLong is Call without the default timeout.
-func (c *Client) callLong(ctx context.Context, command string, req, resp any) error {
-	return c.call(ctx, command, req, resp)
-}
-
+// call is Call without the default timeout (Compact and Bash take as long
+// as they take; ctx bounds them).
 func (c *Client) call(ctx context.Context, command string, req, resp any) error {
 	frame, err := commandFrame(command, req)
 	if err != nil {

@@ -107,15 +107,12 @@ func (s *Server) sessionModel(ctx context.Context, name string) *PiModel {
 
 // piModel describes a model as pi does.
 func (s *Server) piModel(d llm.ModelDetails, running bool) PiModel {
-	api := "ollama"
-	if s.opts.Provider == "openai" {
-		api = "openai-completions"
-	}
+	provider, api := piProvider(s.opts.Provider)
 	input := []string{"text"}
 	if d.Capabilities.Vision {
 		input = append(input, "image")
 	}
-	return PiModel{ID: d.Name, Name: d.Name, API: api, Provider: firstNonEmpty(s.opts.Provider, "ollama"), BaseURL: s.opts.BaseURL,
+	return PiModel{ID: d.Name, Name: d.Name, API: api, Provider: provider, BaseURL: s.opts.BaseURL,
 		Reasoning: d.Capabilities.Thinking, Input: input, ContextWindow: d.ContextLength, MaxTokens: s.opts.MaxTokens,
 		Tools: d.Capabilities.Tools, Family: d.Family, ParameterSize: d.ParameterSize, Quantization: d.QuantizationLevel, Running: running}
 }

@@ -63,14 +63,20 @@ type piRun struct {
 }
 
 func newPiMapper(provider string, commands bool) *piMapper {
-	api := "ollama"
-	if provider == "openai" {
-		api = "openai-completions"
-	}
-	if provider == "" {
-		provider = "ollama"
-	}
+	provider, api := piProvider(provider)
 	return &piMapper{provider: provider, api: api, commands: commands}
+}
+
+// piProvider names olly's model server ("ollama", "openai", "") as pi's
+// provider and api fields do.
+func piProvider(provider string) (name, api string) {
+	switch provider {
+	case "openai":
+		return provider, "openai-completions"
+	case "":
+		return "ollama", "ollama"
+	}
+	return provider, "ollama"
 }
 
 // emitter collects the events one olly event maps to.

@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -217,11 +216,6 @@ func BenchmarkPiMapping(b *testing.B) {
 			}
 		}
 	}
-}
-
-func ExamplePiTypes() {
-	fmt.Println(strings.Join(PiTypes(), " "))
-	// Output: agent_start turn_start message_start message_update message_end tool_execution_start tool_execution_update tool_execution_end turn_end agent_end
 }
 
 // BenchmarkWriteTurn is the cost of writing one tool turn's events to a

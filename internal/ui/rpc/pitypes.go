@@ -36,7 +36,6 @@ const (
 	PiRoleToolResult = "toolResult"
 
 	PiStopStop    = "stop"
-	PiStopLength  = "length"
 	PiStopToolUse = "toolUse"
 	PiStopError   = "error"
 	PiStopAborted = "aborted"
