@@ -18,6 +18,48 @@ func (m *Manager) Pending(ctx context.Context, session string) ([]store.Checkpoi
 	return slices.DeleteFunc(cps, func(c store.Checkpoint) bool { return c.Status != store.CheckpointPending }), nil
 }
 
+// SessionChanges are a session's pending changes, as every frontend lists
+// them (olly changes, RPC list_changes).
+type SessionChanges struct {
+	// Checkpoints are the pending ones with their files' +N −N, oldest
+	// first (Stats).
+	Checkpoints []CheckpointStats
+	// Pending totals what is still pending, two-level as the sessions
+	// list's badge (store.SessionPendingStats): kept and undone files do
+	// not count.
+	Pending store.DiffStats
+}
+
+// IDs are the checkpoints' ids, for a ReviewSession.
+func (c *SessionChanges) IDs() []string {
+	ids := make([]string, len(c.Checkpoints))
+	for i, cp := range c.Checkpoints {
+		ids[i] = cp.ID
+	}
+	return ids
+}
+
+// SessionChanges recomputes the stats of the session's pending
+// checkpoints and totals what is pending.
+func (m *Manager) SessionChanges(ctx context.Context, session string) (*SessionChanges, error) {
+	cps, err := m.Pending(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	out := &SessionChanges{Checkpoints: []CheckpointStats{}}
+	for _, cp := range cps {
+		st, err := m.Stats(ctx, cp.ID)
+		if err != nil {
+			return nil, err
+		}
+		out.Checkpoints = append(out.Checkpoints, *st)
+	}
+	if out.Pending, err = m.st.SessionPendingStats(ctx, session); err != nil {
+		return nil, fmt.Errorf("pending changes of session %s: %w", session, err)
+	}
+	return out, nil
+}
+
 // ApplySession keeps or undoes (action: ActionKeep or ActionUndo) a
 // session's pending changes across its checkpoints: those to path (a
 // snapshot path, Manager.RelPath form) in every pending checkpoint that

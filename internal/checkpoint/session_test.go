@@ -74,3 +74,34 @@ func TestApplySessionRefusals(t *testing.T) {
 		})
 	}
 }
+
+// SessionChanges lists the pending checkpoints and totals only what is
+// still pending: a kept file of a checkpoint that stays open drops out.
+func TestSessionChanges(t *testing.T) {
+	e := newEnv(t)
+	e.put("a.txt", "one\n")
+	r1 := e.begin()
+	e.write(r1, "a.txt", "one\ntwo\n")
+	e.write(r1, "b.txt", "b\nc\n")
+	e.report(r1)
+	ch, err := e.m.SessionChanges(e.ctx, e.session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch.Checkpoints) != 1 || ch.Pending.Additions != 3 || ch.Pending.Deletions != 0 || ch.Pending.Files != 2 {
+		t.Fatalf("changes: %d checkpoints, pending %+v", len(ch.Checkpoints), ch.Pending)
+	}
+	if ids := ch.IDs(); len(ids) != 1 || ids[0] != ch.Checkpoints[0].ID {
+		t.Errorf("ids %v", ids)
+	}
+	if _, err := e.m.ApplySession(e.ctx, e.session, ActionKeep, "b.txt"); err != nil {
+		t.Fatal(err)
+	}
+	ch, err = e.m.SessionChanges(e.ctx, e.session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch.Checkpoints) != 1 || ch.Pending.Additions != 1 || ch.Pending.Files != 1 {
+		t.Errorf("after keeping b.txt: %d checkpoints, pending %+v", len(ch.Checkpoints), ch.Pending)
+	}
+}

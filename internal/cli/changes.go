@@ -163,24 +163,12 @@ func runChangesList(ctx context.Context, opts *changesOptions) error {
 	if err != nil {
 		return err
 	}
-	cps, err := c.pending(ctx, "")
+	ch, err := c.m.SessionChanges(ctx, c.sess.ID)
 	if err != nil {
 		return err
 	}
-	out := changesListJSON{SessionID: c.sess.ID, Workspace: c.sess.Workspace, Checkpoints: []checkpoint.CheckpointStats{}}
-	for _, cp := range cps {
-		st, err := c.m.Stats(ctx, cp.ID)
-		if err != nil {
-			return err
-		}
-		out.Checkpoints = append(out.Checkpoints, *st)
-	}
-	totals, err := c.st.PendingStats(ctx)
-	if err != nil {
-		return err
-	}
-	t := totals[c.sess.ID]
-	out.Additions, out.Deletions, out.Files = t.Additions, t.Deletions, t.Files
+	out := changesListJSON{SessionID: c.sess.ID, Workspace: c.sess.Workspace, Checkpoints: ch.Checkpoints,
+		Additions: ch.Pending.Additions, Deletions: ch.Pending.Deletions, Files: ch.Pending.Files}
 	if opts.JSON {
 		return writeJSON(opts.IO.Out, out)
 	}

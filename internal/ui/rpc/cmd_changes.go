@@ -89,21 +89,17 @@ func (s *Server) review(ctx context.Context) (string, *checkpoint.Manager, *chec
 }
 
 func runListChanges(ctx context.Context, s *Server, _ *call, _ Empty) (Changes, error) {
-	id, m, rs, ids, err := s.review(ctx)
+	id, m, rs, _, err := s.review(ctx)
 	if err != nil {
 		return Changes{}, err
 	}
-	out := Changes{SessionID: id, Checkpoints: []checkpoint.CheckpointStats{}, Files: []checkpoint.FileReview{}}
-	for _, cp := range ids {
-		st, err := m.Stats(ctx, cp)
-		if err != nil {
-			return Changes{}, err
-		}
-		out.Checkpoints = append(out.Checkpoints, *st)
-		out.Additions += st.TotalAdditions
-		out.Deletions += st.TotalDeletions
+	ch, err := m.SessionChanges(ctx, id)
+	if err != nil {
+		return Changes{}, err
 	}
-	if out.Position, err = rs.Start(ctx, ids...); err != nil {
+	out := Changes{SessionID: id, Checkpoints: ch.Checkpoints, Files: []checkpoint.FileReview{},
+		Additions: ch.Pending.Additions, Deletions: ch.Pending.Deletions}
+	if out.Position, err = rs.Start(ctx, ch.IDs()...); err != nil {
 		return Changes{}, err
 	}
 	if files := rs.Files(); files != nil {
@@ -157,9 +153,14 @@ func (s *Server) change(ctx context.Context, action string, req ChangeRequest) (
 	if opErr != nil && len(outs) == 0 {
 		return ChangeResult{}, opErr
 	}
-	_, _, _, ids, err = s.review(ctx)
+	// What is pending now: the review starts again from it.
+	cps, err := m.Pending(ctx, id)
 	if err != nil {
 		return ChangeResult{}, err
+	}
+	ids = ids[:0]
+	for _, c := range cps {
+		ids = append(ids, c.ID)
 	}
 	if out.Position, err = rs.Start(ctx, ids...); err != nil {
 		return ChangeResult{}, err
