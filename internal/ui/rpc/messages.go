@@ -280,8 +280,8 @@ type AutoApproveRequest struct {
 // undone.
 type Changes struct {
 	SessionID   string                       `json:"sessionId"`
-	Additions   int                          `json:"additions"`
-	Deletions   int                          `json:"deletions"`
+	Additions   int                          `json:"additions" doc:"lines added by the changes still pending (kept and undone files do not count)"`
+	Deletions   int                          `json:"deletions" doc:"lines deleted by the changes still pending"`
 	Checkpoints []checkpoint.CheckpointStats `json:"checkpoints" doc:"each agent run with pending files, oldest first"`
 	Files       []checkpoint.FileReview      `json:"files" doc:"each file with its hunks, numbered as keep and undo take them"`
 	Position    checkpoint.ChangePosition    `json:"position" doc:"the review's current change"`
