@@ -95,7 +95,7 @@ func attachmentName(a event.Attachment) string {
 }
 
 // approvalLine describes an approval and its answer in one line.
-func approvalLine(ap *timeline.Approval) string {
+func approvalHead(ap *timeline.Approval) string {
 	what := ap.Kind
 	if ap.Severity != "" && ap.Severity != "none" {
 		what += ", " + ap.Severity
@@ -111,7 +111,12 @@ func approvalLine(ap *timeline.Approval) string {
 	if ap.Reason != "" {
 		line += " — " + ap.Reason
 	}
-	return line + " → " + decision(ap)
+	return line
+}
+
+// approvalLine is an approval with its decision.
+func approvalLine(ap *timeline.Approval) string {
+	return approvalHead(ap) + " → " + decision(ap)
 }
 
 // decision is an approval's answer in words.
@@ -161,6 +166,26 @@ func cut(s string, n int) string {
 
 // status is how a turn ended, in words. A turn with no end is running
 // while the session is generating, and was cut off otherwise.
+// facts are an answer's heading: its turn, mode, model and how it ended.
+func (d Doc) facts(it *timeline.Item) []string {
+	facts := []string{fmt.Sprintf("turn %d", it.Turn)}
+	for _, f := range []string{it.Mode, it.Model} {
+		if f != "" {
+			facts = append(facts, f)
+		}
+	}
+	return append(facts, d.status(it))
+}
+
+// thoughtFor labels a thinking block: "Thought for 3s", or "Thinking"
+// when its duration is unknown.
+func thoughtFor(b *timeline.Block) string {
+	if s := duration(b.DurationMs); s != "" {
+		return "Thought for " + s
+	}
+	return "Thinking"
+}
+
 func (d Doc) status(it *timeline.Item) string {
 	switch it.Status {
 	case event.FinishDone:

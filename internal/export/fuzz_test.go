@@ -51,6 +51,9 @@ func FuzzHTMLEscapes(f *testing.F) {
 				t.Fatalf("input %q made a <%s> element", s, m[1])
 			}
 		}
+		// The Markdown transcript carries the model's Markdown as it is (no
+		// property about tags holds there); the property checked is that
+		// no input makes the renderer fail or panic.
 		var md bytes.Buffer
 		if err := Markdown(&md, Doc{Timeline: timeline.Build(evs)}); err != nil {
 			t.Fatal(err)

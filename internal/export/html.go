@@ -50,25 +50,9 @@ func (d Doc) funcs() template.FuncMap {
 		"attachment": attachmentName,
 		"decision":   decision,
 		"action":     fileAction,
-		"facts": func(it *timeline.Item) string {
-			facts := []string{fmt.Sprintf("turn %d", it.Turn)}
-			for _, f := range []string{it.Mode, it.Model} {
-				if f != "" {
-					facts = append(facts, f)
-				}
-			}
-			return strings.Join(append(facts, d.status(it)), " · ")
-		},
-		"thinking": func(b *timeline.Block) string {
-			if s := duration(b.DurationMs); s != "" {
-				return "Thought for " + s
-			}
-			return "Thinking"
-		},
-		"approval": func(ap *timeline.Approval) string {
-			line := approvalLine(ap)
-			return strings.TrimSuffix(line, " → "+decision(ap)) + " →"
-		},
+		"facts":      func(it *timeline.Item) string { return strings.Join(d.facts(it), " · ") },
+		"thinking":   thoughtFor,
+		"approval":   func(ap *timeline.Approval) string { return approvalHead(ap) + " →" },
 		"count": func(g *timeline.Group) string {
 			n := len(g.Actions)
 			if n == 0 {

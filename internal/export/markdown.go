@@ -80,14 +80,7 @@ func (m *mdWriter) user(it *timeline.Item) {
 func (m *mdWriter) assistant(it *timeline.Item) {
 	m.line("## olly")
 	m.line("")
-	facts := []string{fmt.Sprintf("turn %d", it.Turn)}
-	for _, f := range []string{it.Mode, it.Model} {
-		if f != "" {
-			facts = append(facts, f)
-		}
-	}
-	facts = append(facts, m.d.status(it))
-	m.line("<sub>%s</sub>", strings.Join(facts, " · "))
+	m.line("<sub>%s</sub>", strings.Join(m.d.facts(it), " · "))
 	m.line("")
 	for _, b := range it.Blocks {
 		m.block(b)
@@ -101,11 +94,7 @@ func (m *mdWriter) assistant(it *timeline.Item) {
 func (m *mdWriter) block(b *timeline.Block) {
 	switch b.Kind {
 	case timeline.BlockThinking:
-		summary := "Thinking"
-		if d := duration(b.DurationMs); d != "" {
-			summary = "Thought for " + d
-		}
-		m.line("<details><summary>%s</summary>", summary)
+		m.line("<details><summary>%s</summary>", thoughtFor(b))
 		m.line("")
 		m.line("%s", quote(b.Text))
 		m.line("")

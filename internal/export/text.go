@@ -91,14 +91,7 @@ func (t *textWriter) user(it *timeline.Item) {
 }
 
 func (t *textWriter) assistant(it *timeline.Item) {
-	facts := []string{fmt.Sprintf("turn %d", it.Turn)}
-	for _, f := range []string{it.Mode, it.Model} {
-		if f != "" {
-			facts = append(facts, f)
-		}
-	}
-	facts = append(facts, t.d.status(it))
-	t.line("%s %s", t.bold("● olly"), t.dim("· "+strings.Join(facts, " · ")))
+	t.line("%s %s", t.bold("● olly"), t.dim("· "+strings.Join(t.d.facts(it), " · ")))
 	for _, b := range it.Blocks {
 		t.block(b)
 	}
@@ -110,10 +103,7 @@ func (t *textWriter) assistant(it *timeline.Item) {
 func (t *textWriter) block(b *timeline.Block) {
 	switch b.Kind {
 	case timeline.BlockThinking:
-		head := "∴ thinking"
-		if d := duration(b.DurationMs); d != "" {
-			head = "∴ thought for " + d
-		}
+		head := "∴ " + strings.ToLower(thoughtFor(b))
 		t.line("  %s", t.dim(head+": "+oneLine(firstLine(b.Text, 100))))
 	case timeline.BlockText, timeline.BlockFinal:
 		t.line("%s", indentText(safe(strings.TrimSpace(b.Text)), "  "))
