@@ -39,11 +39,11 @@ func (s *Service) ChangeSettings(ctx context.Context, id string, ch event.Sessio
 	var changed event.SessionSettings
 	sess, err := s.store.UpdateSession(ctx, id, func(x *store.Session) error {
 		changed = event.SessionSettings{}
-		setString(&x.Model, ch.Model, &changed.Model)
-		setString(&x.ExplorerModel, ch.ExplorerModel, &changed.ExplorerModel)
-		setString(&x.Mode, ch.Mode, &changed.Mode)
-		setBool(&x.AutoApproveCommands, ch.AutoApproveCommands, &changed.AutoApproveCommands)
-		setBool(&x.AutoApproveSensitiveEdits, ch.AutoApproveSensitiveEdits, &changed.AutoApproveSensitiveEdits)
+		set(&x.Model, ch.Model, &changed.Model)
+		set(&x.ExplorerModel, ch.ExplorerModel, &changed.ExplorerModel)
+		set(&x.Mode, ch.Mode, &changed.Mode)
+		set(&x.AutoApproveCommands, ch.AutoApproveCommands, &changed.AutoApproveCommands)
+		set(&x.AutoApproveSensitiveEdits, ch.AutoApproveSensitiveEdits, &changed.AutoApproveSensitiveEdits)
 		return nil
 	})
 	if err != nil {
@@ -74,17 +74,8 @@ func checkSettings(ch *event.SessionSettings) error {
 	return nil
 }
 
-// setString sets *dst to *v when v differs from it, and records v in
-// *changed.
-func setString(dst *string, v *string, changed **string) {
-	if v != nil && *v != *dst {
-		*dst = *v
-		val := *v
-		*changed = &val
-	}
-}
-
-func setBool(dst *bool, v *bool, changed **bool) {
+// set sets *dst to *v when v differs from it, and records v in *changed.
+func set[T comparable](dst *T, v *T, changed **T) {
 	if v != nil && *v != *dst {
 		*dst = *v
 		val := *v

@@ -46,19 +46,18 @@ func newBackground() *background {
 }
 
 // goFn runs fn in a goroutine with the background's context, unless the
-// service is closed.
-func (b *background) goFn(fn func(ctx context.Context)) bool {
+// service is closed (then fn never runs).
+func (b *background) goFn(fn func(ctx context.Context)) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return false
+		return
 	}
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
 		fn(b.ctx)
 	}()
-	return true
 }
 
 // close cancels the background work and waits for it to end.
