@@ -17,18 +17,20 @@ const implementPrefix = "Implement this plan:\n\n"
 // turn does not classify the prompt (the plan is the decision) and runs
 // like any prompt: ErrBusy while another turn runs.
 func (s *Service) ImplementPlan(ctx context.Context, id string, planTurn int) (*TurnResult, error) {
-	evs, err := s.History(ctx, id)
-	if err != nil {
-		return nil, err
-	}
+	return s.runTurn(ctx, id, PromptInput{Mode: "agent", FromPlan: planTurn, implement: true})
+}
+
+// planInput is the prompt of an ImplementPlan turn: the plan of turn
+// planTurn (0: the latest) found in evs, the session's current branch.
+func planInput(id string, evs []event.Event, planTurn int) (PromptInput, error) {
 	plan, turn := findPlan(evs, planTurn)
 	if plan == "" {
 		if planTurn > 0 {
-			return nil, fmt.Errorf("session %s has no plan in turn %d: only a plan-mode turn (/plan) that finished with a plan can be implemented", id, planTurn)
+			return PromptInput{}, fmt.Errorf("session %s has no plan in turn %d: only a plan-mode turn (/plan) that finished with a plan can be implemented", id, planTurn)
 		}
-		return nil, fmt.Errorf("session %s has no plan to implement: ask for one with /plan <task> first", id)
+		return PromptInput{}, fmt.Errorf("session %s has no plan to implement: ask for one with /plan <task> first", id)
 	}
-	return s.runTurn(ctx, id, PromptInput{Text: implementPrefix + plan, Mode: "agent", FromPlan: turn})
+	return PromptInput{Text: implementPrefix + plan, Mode: "agent", FromPlan: turn}, nil
 }
 
 // findPlan returns the plan of turn (0: the last one) and its turn.

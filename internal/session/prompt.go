@@ -70,6 +70,13 @@ func (s *Service) withTurn(ctx context.Context, id string, in PromptInput, fn fu
 	if err != nil {
 		return nil, err
 	}
+	if in.implement {
+		// The plan is read from the history this turn starts from, with
+		// the session already held: nothing can move the branch between.
+		if in, err = planInput(id, evs, in.FromPlan); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.store.SetStatus(ctx, id, store.StatusGenerating); err != nil {
 		if errors.Is(err, store.ErrSessionBusy) {
 			return nil, fmt.Errorf("session %s is generating in another olly process; wait for it or abort it there: %w", id, ErrBusy)

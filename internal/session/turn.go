@@ -28,6 +28,9 @@ type PromptInput struct {
 	// recorded: the prompt is in the prompt history already (a steering
 	// message, recorded when it was sent, that runs as the next turn).
 	recorded bool
+	// implement: the turn implements the plan of turn FromPlan (0: the
+	// latest); withTurn reads it from the history (ImplementPlan).
+	implement bool
 }
 
 // TurnResult is how a turn ended.
