@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -53,9 +52,6 @@ type env struct {
 	srv     *llmtest.Server
 	ws      string
 	environ []string
-
-	mu     sync.Mutex
-	script []llmtest.Response
 }
 
 const testModel = "qwen3:8b"
@@ -69,7 +65,7 @@ func newEnv(t *testing.T) *env {
 	home := t.TempDir()
 	e := &env{t: t, srv: llmtest.New(t), ws: ws}
 	e.srv.AddModel(testModel, llmtest.Caps("completion", "tools"), llmtest.ContextLength(32768))
-	e.srv.Handle(e.answer)
+	e.srv.AnswerStructured(llmtest.Reply(llmtest.Text(`{"intent":"mixed","needsWrite":false,"reasoning":"test"}`)))
 	e.environ = []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + home,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
@@ -80,26 +76,7 @@ func newEnv(t *testing.T) *env {
 }
 
 // reply queues the model's next replies.
-func (e *env) reply(rs ...llmtest.Response) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.script = append(e.script, rs...)
-}
-
-func (e *env) answer(r *llmtest.Request) llmtest.Response {
-	if len(r.Format) > 0 { // the dispatcher's classification
-		return llmtest.Reply(llmtest.Text(`{"intent":"mixed","needsWrite":false,"reasoning":"test"}`))
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if len(e.script) == 0 {
-		e.t.Errorf("the model was asked more than the test scripted (last message: %v)", r.LastMessage())
-		return llmtest.Status(500, "unscripted")
-	}
-	next := e.script[0]
-	e.script = e.script[1:]
-	return next
-}
+func (e *env) reply(rs ...llmtest.Response) { e.srv.Enqueue(rs...) }
 
 // turnRequests are the chat requests of turns (not classifications).
 func (e *env) turnRequests() []*llmtest.Request {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -260,9 +259,6 @@ type parity struct {
 	sess *store.Session
 	srv  *llmtest.Server
 	ws   string
-
-	mu      sync.Mutex
-	replies []llmtest.Response
 }
 
 func newParity(t *testing.T, tc parityCase) *parity {
@@ -283,7 +279,9 @@ func newParity(t *testing.T, tc parityCase) *parity {
 		caps = append(caps, "tools")
 	}
 	p.srv.AddModel(parityModel, llmtest.Caps(caps...), llmtest.ContextLength(32768))
-	p.srv.Handle(p.serve)
+	// The prompt's classification (a request for JSON) gets a general
+	// task; every other request takes the row's next reply.
+	p.srv.AnswerStructured(llmtest.Reply(llmtest.Text(`{"intent":"mixed","needsWrite":false,"reasoning":"scripted"}`)))
 	home := t.TempDir()
 	cfg, err := config.Load(config.LoadOptions{Workspace: p.ws, Home: home,
 		Environ: []string{"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
@@ -320,25 +318,8 @@ func newParity(t *testing.T, tc parityCase) *parity {
 		}
 		return llmtest.Text(`<tool_call>{"name": "` + name + `", "arguments": ` + args + `}</tool_call>`)
 	}
-	p.replies = tc.replies(call)
+	p.srv.Enqueue(tc.replies(call)...)
 	return p
-}
-
-// serve answers the model's requests: a classification of the prompt (a
-// request for JSON, made when the agent classifies) gets a general task,
-// every other request the row's next reply.
-func (p *parity) serve(r *llmtest.Request) llmtest.Response {
-	if len(r.Format) > 0 {
-		return llmtest.Reply(llmtest.Text(`{"intent":"mixed","needsWrite":false,"reasoning":"scripted"}`))
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.replies) == 0 {
-		return llmtest.Status(400, "parity: the row scripted no more replies")
-	}
-	next := p.replies[0]
-	p.replies = p.replies[1:]
-	return next
 }
 
 // run prompts once, collecting the live events (answering approvals as
@@ -388,10 +369,7 @@ func (p *parity) run(t *testing.T, tc parityCase) []event.Event {
 	if res.Status != event.FinishDone {
 		t.Fatalf("turn ended %s: %s", res.Status, res.Error)
 	}
-	p.mu.Lock()
-	left := len(p.replies)
-	p.mu.Unlock()
-	if left != 0 {
+	if left := p.srv.Pending(); left != 0 {
 		t.Errorf("%d scripted replies were not asked for", left)
 	}
 	return live

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/app"
@@ -25,46 +24,22 @@ type printEnv struct {
 	// noRetry builds the model client without retries, so a test of a
 	// server that is down does not wait 1+2+4 s.
 	noRetry bool
-
-	mu    sync.Mutex
-	queue []llmtest.Response
 }
 
 func newPrintEnv(t *testing.T) *printEnv {
 	t.Helper()
 	srv := llmtest.New(t)
 	srv.AddModel("qwen3:8b", llmtest.Caps("completion", "tools"), llmtest.ContextLength(32768))
+	// The agent's classification of a prompt (a request for JSON) gets a
+	// general task; the scripts hold only the turns' own replies.
+	srv.AnswerStructured(llmtest.Reply(llmtest.Text(`{"intent":"mixed","needsWrite":false,"reasoning":"scripted"}`)))
 	e := newTestEnv(t, "XDG_DATA_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir(), "OLLY_BASE_URL="+srv.URL())
-	p := &printEnv{testEnv: e, srv: srv}
-	srv.Handle(p.answer)
-	return p
+	return &printEnv{testEnv: e, srv: srv}
 }
 
 // script queues the model's replies to the agent's requests.
-func (e *printEnv) script(rs ...llmtest.Response) {
-	e.mu.Lock()
-	e.queue = append(e.queue, rs...)
-	e.mu.Unlock()
-}
+func (e *printEnv) script(rs ...llmtest.Response) { e.srv.Enqueue(rs...) }
 
-// answer serves the model: the agent's classification of a prompt (a
-// request for JSON, which the agent makes before a turn) gets a general
-// task, every other request the next scripted reply.
-func (e *printEnv) answer(r *llmtest.Request) llmtest.Response {
-	if len(r.Format) > 0 {
-		return llmtest.Reply(llmtest.Text(`{"intent":"mixed","needsWrite":false,"reasoning":"scripted"}`))
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if len(e.queue) == 0 {
-		return llmtest.Status(400, "test: no scripted reply left")
-	}
-	next := e.queue[0]
-	e.queue = e.queue[1:]
-	return next
-}
-
-// runWith runs olly with stdin and an optional terminal.
 func (e *printEnv) runWith(t *testing.T, stdin string, term io.ReadWriteCloser, args ...string) (int, string, string) {
 	t.Helper()
 	f, out, errOut := e.factory()

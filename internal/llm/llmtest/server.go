@@ -77,17 +77,20 @@ type Server struct {
 	flavor  Flavor
 	crlf    bool
 
-	mu       sync.Mutex
-	models   []*model
-	queue    []Response
-	paths    map[string][]Response
-	handler  func(*Request) Response
-	embedder func(model, input string) []float32
-	requests []*Request
-	canceled int
-	cancelCh chan struct{}
-	callSeq  int
-	respSeq  int
+	mu      sync.Mutex
+	models  []*model
+	queue   []Response
+	paths   map[string][]Response
+	handler func(*Request) Response
+	// structured answers every request for structured output (a format)
+	// when set, ahead of the queues.
+	structured *Response
+	embedder   func(model, input string) []float32
+	requests   []*Request
+	canceled   int
+	cancelCh   chan struct{}
+	callSeq    int
+	respSeq    int
 }
 
 // New starts a server that is closed when the test ends.
@@ -312,10 +315,25 @@ func (s *Server) serveSimple(w http.ResponseWriter, r *http.Request, req *Reques
 	fn(w, req)
 }
 
-// next takes the response for a generation request: the path's queue, the
-// shared queue, then the handler.
+// AnswerStructured answers every request that asks for structured output
+// (format: "json" or a schema) with resp, ahead of the queues: a caller's
+// side calls (olly's prompt classification) then need no place in a
+// test's script.
+func (s *Server) AnswerStructured(resp Response) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.structured = &resp
+}
+
+// next takes the response for a generation request: the structured-output
+// answer, the path's queue, the shared queue, then the handler.
 func (s *Server) next(req *Request) (Response, bool) {
 	s.mu.Lock()
+	if s.structured != nil && len(req.Format) > 0 {
+		resp := *s.structured
+		s.mu.Unlock()
+		return resp, true
+	}
 	if q := s.paths[req.Path]; len(q) > 0 {
 		s.paths[req.Path] = q[1:]
 		s.mu.Unlock()

@@ -325,6 +325,26 @@ func TestQueuesHandlerAndRecordedRequests(t *testing.T) {
 	}
 }
 
+// Requests for structured output take AnswerStructured's answer, in
+// either dialect, and leave the queue for the rest.
+func TestAnswerStructured(t *testing.T) {
+	srv := newServer(t)
+	srv.AnswerStructured(llmtest.Reply(llmtest.Text(`{"label":"x"}`)))
+	srv.Enqueue(llmtest.Reply(llmtest.Text("queued")))
+	for _, tc := range []struct{ path, body, want string }{
+		{"/api/chat", `{"model":"qwen3:8b","messages":[{"role":"user","content":"a"}],"format":"json","stream":false}`, `label`},
+		{"/v1/chat/completions", `{"model":"qwen3:8b","messages":[{"role":"user","content":"b"}],"response_format":{"type":"json_object"}}`, `label`},
+		{"/api/chat", `{"model":"qwen3:8b","messages":[{"role":"user","content":"c"}],"stream":false}`, `queued`},
+	} {
+		if _, out := do(t, srv, "POST", tc.path, tc.body); !strings.Contains(string(out), tc.want) {
+			t.Errorf("%s %s: %s, want %q", tc.path, tc.body, out, tc.want)
+		}
+	}
+	if srv.Pending() != 0 {
+		t.Errorf("Pending = %d", srv.Pending())
+	}
+}
+
 func TestConcurrentRequests(t *testing.T) {
 	srv := newServer(t)
 	srv.Handle(func(r *llmtest.Request) llmtest.Response {
