@@ -387,20 +387,6 @@ func (s refusingShell) Run(context.Context, string, shell.RunOptions) (*shell.Re
 	return nil, errors.New("no shell")
 }
 
-func jsonString(s string) string {
-	b := strings.Builder{}
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"', '\\':
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 func FuzzGitOnly(f *testing.F) {
 	for _, s := range []string{"git log", "git log | head", "touch x", "git -C d show", "git $(x)", "a && git diff", "git log 'a b'"} {
 		f.Add(s)
