@@ -107,9 +107,10 @@ func (m *Manager) Request(ctx context.Context, emit Emit, req Request) (Decision
 	if ctx.Err() != nil {
 		return Decision{Outcome: event.DecisionCanceled}, nil
 	}
-	route, why := m.Policy(req.Session).Route(req.Kind, req.Severity)
+	pol := m.Policy(req.Session)
+	route, why := pol.RouteRequest(req)
 	id := m.newID()
-	ev := req.event(id)
+	ev := req.event(id, pol.EffectiveMode())
 	var p *pending
 	if route == Ask {
 		// Registered before the event goes out, so an answer sent the
@@ -200,6 +201,12 @@ func (m *Manager) Answer(session, approvalID string, a Answer) error {
 			}
 			d.Command = edited
 		}
+		if a.OutsideSandbox && p.ev.Kind != event.ApprovalCommand {
+			return fmt.Errorf("approval %s is a %s request: only commands run in a sandbox", approvalID, p.ev.Kind)
+		}
+		// Approving the model's request to run outside the sandbox grants
+		// exactly that; otherwise only the person's explicit choice does.
+		d.OutsideSandbox = a.OutsideSandbox || (p.ev.Sandbox != nil && p.ev.Sandbox.Policy == event.SandboxUnsandboxed)
 	}
 	delete(m.pending, approvalID)
 	p.settled <- d

@@ -136,7 +136,7 @@ func TestAnswers(t *testing.T) {
 			if len(evs) != 2 {
 				t.Fatalf("events = %+v, want requested and resolved", evs)
 			}
-			want := event.ApprovalRequested{ApprovalID: "ap1", ActionID: "a1", Kind: event.ApprovalCommand, Command: "rm -rf build", Cwd: ".", Severity: "high", Reason: "test"}
+			want := event.ApprovalRequested{ApprovalID: "ap1", ActionID: "a1", Kind: event.ApprovalCommand, Command: "rm -rf build", Cwd: ".", Severity: "high", Reason: "test", Mode: event.ApprovalModeAsk}
 			if got := evs[0].(event.ApprovalRequested); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("requested = %+v, want %+v", got, want)
 			}

@@ -31,6 +31,41 @@ type Policy struct {
 	// Yes (--yes) approves, when Unattended, what would ask up to high
 	// severity. Critical is never approved without a person.
 	Yes bool `json:"yes"`
+	// Mode is approval.mode: event.ApprovalModeAuto runs commands up to
+	// medium without asking, in the workspace-write sandbox, when
+	// Sandboxed; event.ApprovalModeAsk (and "") asks for every command not
+	// judged read-only.
+	Mode string `json:"mode,omitempty"`
+	// Sandboxed says a kernel sandbox confines commands on this machine.
+	// Without one, auto mode falls back to asking.
+	Sandboxed bool `json:"sandboxed,omitempty"`
+}
+
+// EffectiveMode is the approval mode that applies: "auto" only when the
+// setting asks for it and a sandbox confines what runs without asking.
+func (p Policy) EffectiveMode() string {
+	if p.Mode == event.ApprovalModeAuto && p.Sandboxed {
+		return event.ApprovalModeAuto
+	}
+	return event.ApprovalModeAsk
+}
+
+// RouteRequest decides what happens to req: Route for its kind and
+// severity, except that a command the model asked to run outside the
+// sandbox always needs a person (auto-approve toggles, auto mode and
+// --yes never grant it), and that in auto mode commands up to medium run
+// (sandboxed) without asking.
+func (p Policy) RouteRequest(req Request) (route Route, reason string) {
+	if req.Escalates() {
+		if p.Unattended {
+			return AutoDeny, "olly is running without a person to ask, and only a person can let a command run outside the sandbox, even with --yes"
+		}
+		return Ask, ""
+	}
+	if req.Kind == event.ApprovalCommand && req.Severity <= safety.Medium && p.EffectiveMode() == event.ApprovalModeAuto {
+		return AutoApprove, ""
+	}
+	return p.Route(req.Kind, req.Severity)
 }
 
 // Route is what a policy does with a request.

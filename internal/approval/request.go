@@ -31,6 +31,16 @@ type Request struct {
 	Reason string
 	Rule   string
 	Words  []string
+	// Sandbox says where the command runs if approved (commands only; nil
+	// for other kinds). Policy event.SandboxUnsandboxed means the model
+	// asked to run it outside the sandbox: only a person grants that, so
+	// such a request always asks (see Policy.RouteRequest).
+	Sandbox *event.CommandSandbox
+}
+
+// Escalates reports whether r asks to run a command outside the sandbox.
+func (r Request) Escalates() bool {
+	return r.Sandbox != nil && r.Sandbox.Policy == event.SandboxUnsandboxed
 }
 
 func (r Request) check() error {
@@ -47,17 +57,21 @@ func (r Request) check() error {
 		return fmt.Errorf("approval: unknown request kind %q (want %s, %s or %s)",
 			r.Kind, event.ApprovalCommand, event.ApprovalFileEdit, event.ApprovalDirectory)
 	}
+	if r.Sandbox != nil && r.Kind != event.ApprovalCommand {
+		return fmt.Errorf("approval: a %s request cannot carry a sandbox (commands only)", r.Kind)
+	}
 	if r.Severity < safety.None || r.Severity > safety.Critical {
 		return fmt.Errorf("approval: invalid severity %d", int(r.Severity))
 	}
 	return nil
 }
 
-func (r Request) event(id string) event.ApprovalRequested {
+func (r Request) event(id, mode string) event.ApprovalRequested {
 	return event.ApprovalRequested{
 		ApprovalID: id, ActionID: r.ActionID, Kind: r.Kind,
 		Command: r.Command, Cwd: r.Cwd, FilePath: r.FilePath, Diff: r.Diff,
 		Severity: r.Severity.String(), Reason: r.Reason, Rule: r.Rule, Words: r.Words,
+		Mode: mode, Sandbox: r.Sandbox,
 	}
 }
 
@@ -71,6 +85,9 @@ type Answer struct {
 	Command string
 	// Reason is the person's note on a denial, passed to the model.
 	Reason string
+	// OutsideSandbox, when approving a command, runs it outside the
+	// sandbox ("run outside the sandbox" on the card).
+	OutsideSandbox bool
 }
 
 // Decision is how a request was settled.
@@ -87,6 +104,9 @@ type Decision struct {
 	Command string
 	// Reason is the person's note on a denial, or why the policy denied.
 	Reason string
+	// OutsideSandbox is true when the person approved running the command
+	// outside the sandbox. An automatic approval never sets it.
+	OutsideSandbox bool
 }
 
 // Approved reports whether the action may go ahead.
@@ -96,6 +116,7 @@ func (d Decision) event(kind string) event.ApprovalResolved {
 	return event.ApprovalResolved{
 		ApprovalID: d.ApprovalID, Kind: kind, Decision: d.Outcome,
 		AutoApproved: d.Auto && d.Approved(), Command: d.Command, Reason: d.Reason,
+		OutsideSandbox: d.OutsideSandbox,
 	}
 }
 

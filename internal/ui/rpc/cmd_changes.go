@@ -31,7 +31,7 @@ func changeCommands() []*command {
 }
 
 func runApprove(_ context.Context, s *Server, _ *call, req ApproveRequest) (ApprovalResult, error) {
-	if err := s.opts.Approvals.Answer(s.current(), req.ApprovalID, approval.Answer{Approve: true, Command: req.Command}); err != nil {
+	if err := s.opts.Approvals.Answer(s.current(), req.ApprovalID, approval.Answer{Approve: true, Command: req.Command, OutsideSandbox: req.OutsideSandbox}); err != nil {
 		return ApprovalResult{}, err
 	}
 	return ApprovalResult{ApprovalID: req.ApprovalID, Decision: event.DecisionApproved}, nil

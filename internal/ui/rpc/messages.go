@@ -255,6 +255,8 @@ type MessagesResult struct {
 type ApproveRequest struct {
 	ApprovalID string `json:"approvalId" rpc:"required" doc:"the approval_requested event's approvalId"`
 	Command    string `json:"command,omitempty" doc:"the command as edited, to run instead (command approvals only)"`
+	// OutsideSandbox runs the approved command outside the sandbox.
+	OutsideSandbox bool `json:"outsideSandbox,omitempty" doc:"run the command outside the sandbox (command approvals only; only a person's answer grants this)"`
 }
 
 // DenyRequest is deny.
