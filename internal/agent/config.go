@@ -14,6 +14,10 @@ const (
 	StrategyMinimal  = "minimal"  // a bare continue
 )
 
+// defaultContextWindow is the window assumed when neither the server nor
+// the settings say: small and safe.
+const defaultContextWindow = 4096
+
 // Config is what the agent reads from the settings.
 type Config struct {
 	// Model is agentMode.model, used when the session names no model.
@@ -33,7 +37,9 @@ type Config struct {
 	// (default 65536).
 	MaxContextWindow int
 	// DefaultContextWindow is contextWindow, assumed when the server does
-	// not report a model's trained context length (default 16000).
+	// not report a model's context length (default 4096, Ollama's own
+	// default: assuming more than the server runs the model with makes it
+	// cut the prompt).
 	DefaultContextWindow int
 	// ContextCap returns a per-model cap on num_ctx (the models table),
 	// which takes precedence over MaxContextWindow; nil or 0: none.
@@ -103,7 +109,7 @@ func (c Config) withDefaults() Config {
 		c.MaxContextWindow = 65536
 	}
 	if c.DefaultContextWindow <= 0 {
-		c.DefaultContextWindow = 16000
+		c.DefaultContextWindow = defaultContextWindow
 	}
 	if c.MaxAttachmentBytes <= 0 {
 		c.MaxAttachmentBytes = 100_000

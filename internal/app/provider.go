@@ -13,7 +13,7 @@ import (
 )
 
 // NewProvider returns the model-server client the settings ask for, with
-// the default retry policy.
+// the default retry policy and the timeouts of the settings.
 func NewProvider(cfg *config.Config) (llm.Provider, error) {
 	return NewProviderWithRetry(cfg, llm.DefaultRetry())
 }
@@ -21,15 +21,16 @@ func NewProvider(cfg *config.Config) (llm.Provider, error) {
 // NewProviderWithRetry is NewProvider with a chosen retry policy (olly
 // doctor wants a quick answer, not three retries).
 func NewProviderWithRetry(cfg *config.Config, retry llm.RetryPolicy) (llm.Provider, error) {
+	timeouts := llm.Timeouts{Connect: cfg.Timeouts.Connect, Response: cfg.Timeouts.Response, Idle: cfg.Timeouts.Idle}
 	switch cfg.Provider {
 	case "ollama", "":
-		opts := []ollama.Option{ollama.WithRetry(retry)}
+		opts := []ollama.Option{ollama.WithRetry(retry), ollama.WithTimeouts(timeouts)}
 		if cfg.APIKey != "" {
 			opts = append(opts, ollama.WithToken(cfg.APIKey))
 		}
 		return ollama.New(cfg.BaseURL, opts...)
 	case "openai":
-		opts := []openai.Option{openai.WithRetry(retry)}
+		opts := []openai.Option{openai.WithRetry(retry), openai.WithTimeouts(timeouts)}
 		if cfg.APIKey != "" {
 			opts = append(opts, openai.WithAPIKey(cfg.APIKey))
 		}

@@ -37,7 +37,7 @@ func TestModelsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if len(got) != 1 || got[0].Name != "m" || got[0].ContextLength != 8192 || !got[0].Capabilities.FIM || got[0].Capabilities.Tools {
+	if len(got) != 1 || got[0].Name != "m:latest" || got[0].ContextLength != 8192 || !got[0].Capabilities.FIM || got[0].Capabilities.Tools {
 		t.Fatalf("got %+v", got)
 	}
 }

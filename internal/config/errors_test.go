@@ -136,7 +136,7 @@ func TestEnvAndFlagErrors(t *testing.T) {
 		{"empty env int", []string{"OLLY_AGENT_MAX_ITERATIONS="}, nil,
 			`env OLLY_AGENT_MAX_ITERATIONS: agent.maxIterations: expected an integer from 1 to 100, got ""`},
 		{"env out of range", []string{"OLLY_CONTEXT_WINDOW=100"}, nil,
-			`env OLLY_CONTEXT_WINDOW: contextWindow: 100 is out of range: expected an integer from 4000 to 128000`},
+			`env OLLY_CONTEXT_WINDOW: contextWindow: 100 is out of range: expected an integer from 2048 to 1048576`},
 		{"env bad bool", []string{"OLLY_ENABLE_AUTO_COMPLETE=maybe"}, nil,
 			`env OLLY_ENABLE_AUTO_COMPLETE: enableAutoComplete: expected true or false, got "maybe"`},
 		{"env renamed", []string{"OLLY_ASK_MODE_MODEL=x"}, nil,

@@ -18,7 +18,8 @@ type Settings struct {
 
 	Agent AgentSettings `key:"agent"`
 
-	ContextWindow      int               `key:"contextWindow" default:"16000" min:"4000" max:"128000" doc:"Context window (tokens) assumed when the server does not report a model's trained context length."`
+	ContextWindow      int               `key:"contextWindow" default:"4096" min:"2048" max:"1048576" doc:"Context window (tokens) assumed when the server does not report a model's context length (an OpenAI-compatible server other than Ollama, vLLM or llama.cpp). The default is Ollama's own default window: set the window the server really runs the model with."`
+	Timeouts           TimeoutSettings   `key:"timeouts"`
 	EnableAutoComplete bool              `key:"enableAutoComplete" default:"true" doc:"Offer inline completions (olly lsp) when completionMode.model is set."`
 	Embedding          EmbeddingSettings `key:"embedding"`
 	LSP                LSPSettings       `key:"lsp"`
@@ -49,6 +50,15 @@ type AgentSettings struct {
 	SensitiveFilePatterns  []FileRule    `key:"sensitiveFilePatterns" userOnly:"true" default:"DefaultFileRules()" doc:"Which file edits need approval: globs with ask or auto, last match wins. Also accepts the seed's booleans (true = auto, false = ask)."`
 	AutoCreateBranch       bool          `key:"autoCreateBranch" default:"false" doc:"Create a git branch for an agent run before its first write."`
 	OrchestratorTools      []string      `key:"orchestratorTools" default:"[write_file, run_terminal_command, run_subagent]" min:"1" doc:"Tools the orchestrator may call directly; everything else goes through sub-agents."`
+}
+
+// TimeoutSettings bound how long olly waits for the model server, so that a
+// server that accepts the connection and then stalls cannot hold a run for
+// ever. They are generous: loading a large model takes minutes.
+type TimeoutSettings struct {
+	Connect  time.Duration `key:"connect" default:"30000" min:"1000" max:"600000" doc:"How long connecting to the model server may take. Milliseconds, or a duration such as 30s."`
+	Response time.Duration `key:"response" default:"300000" min:"5000" max:"3600000" doc:"How long the model server may take to start answering (Ollama loads the model and reads the prompt first). Failed attempts are retried. Milliseconds, or a duration such as 5m."`
+	Idle     time.Duration `key:"idle" default:"180000" min:"5000" max:"3600000" doc:"How long a streamed answer may go silent (Ollama sends nothing while it buffers a tool call). Milliseconds, or a duration such as 3m."`
 }
 
 // EmbeddingSettings choose the model for semantic session search.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // ErrorKind classifies a failure talking to a model server.
@@ -22,6 +23,7 @@ const (
 	KindContextOverflow           // the prompt does not fit the model's context window
 	KindUnsupported               // the dialect has no such endpoint
 	KindCanceled                  // the caller's context ended
+	KindTimeout                   // the server sent nothing for longer than a timeout allows
 )
 
 var kindNames = map[ErrorKind]string{
@@ -35,6 +37,7 @@ var kindNames = map[ErrorKind]string{
 	KindContextOverflow: "context_overflow",
 	KindUnsupported:     "unsupported",
 	KindCanceled:        "canceled",
+	KindTimeout:         "timeout",
 }
 
 // String returns the kind's snake_case name, as used on the wire.
@@ -56,7 +59,33 @@ var (
 	ErrContextOverflow = &Error{Kind: KindContextOverflow}
 	ErrUnsupported     = &Error{Kind: KindUnsupported}
 	ErrCanceled        = &Error{Kind: KindCanceled}
+	ErrTimeout         = &Error{Kind: KindTimeout}
 )
+
+// ErrEndedEarly is the cause of a stream that ended, with HTTP 200, before
+// its final chunk (Ollama: no line with done; OpenAI: neither a finish
+// reason nor [DONE]). Ollama does this when it stops a model that repeats
+// itself, so what arrived before is a usable, if unfinished, answer. The
+// error's kind is KindServer: the server was reached.
+var ErrEndedEarly = errors.New("stream ended early, before the final chunk")
+
+// TimeoutError is the cause of a KindTimeout error: the server sent
+// nothing for Wait (Setting names the timeout that ran out).
+type TimeoutError struct {
+	Wait    time.Duration
+	Setting string
+	// Headers: no response had arrived yet (else: a stream went idle).
+	Headers bool
+}
+
+func (e *TimeoutError) Error() string {
+	secs := int(e.Wait.Round(time.Second) / time.Second)
+	what := "sent nothing"
+	if !e.Headers {
+		what = "sent nothing more"
+	}
+	return fmt.Sprintf("the model server %s for %d s (%s)", what, secs, e.Setting)
+}
 
 // Error is a failure talking to a model server. Its message says what went
 // wrong and what to do about it.
@@ -130,6 +159,8 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, "%s servers do not offer this", server)
 	case KindCanceled:
 		b.WriteString("request canceled")
+	case KindTimeout:
+		fmt.Fprintf(&b, "%s at %s stopped answering", server, e.BaseURL)
 	default:
 		fmt.Fprintf(&b, "request to %s failed", server)
 	}
@@ -144,6 +175,9 @@ func (e *Error) Error() string {
 	}
 	if e.Err != nil && e.Message == "" {
 		fmt.Fprintf(&b, ": %v", e.Err)
+	}
+	if e.Kind == KindTimeout {
+		b.WriteString(" — a model that is still loading can take minutes; raise the timeout with `olly config set` if this server is slow")
 	}
 	return b.String()
 }
@@ -172,4 +206,17 @@ func QuoteLine(line []byte) string {
 		return string(line)
 	}
 	return string(line[:max/2]) + fmt.Sprintf(" …(%d bytes)… ", len(line)-max) + string(line[len(line)-max/2:])
+}
+
+// ToolsUnsupported reports whether err is a server's refusal of a request
+// because the model cannot take tools (Ollama, natively or behind /v1:
+// "registry.ollama.ai/library/m:latest does not support tools"). The
+// caller may send the request again without tools, with the tool calls
+// written as text.
+func ToolsUnsupported(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindBadRequest {
+		return false
+	}
+	return strings.Contains(strings.ToLower(e.Message), "does not support tools")
 }

@@ -38,10 +38,10 @@ func DefaultRetry() RetryPolicy {
 }
 
 // Retryable reports whether a request that failed with err may be tried
-// again: connection failures and server errors only.
+// again: connection failures, server errors and timeouts only.
 func Retryable(err error) bool {
 	switch KindOf(err) {
-	case KindConnection, KindServer:
+	case KindConnection, KindServer, KindTimeout:
 		return true
 	}
 	return false
@@ -62,4 +62,25 @@ func (p RetryPolicy) Do(ctx context.Context, fn func() error) error {
 		err = fn()
 	}
 	return err
+}
+
+// Timeouts bound how long a request waits for the server. Zero turns one
+// off. The context still cancels at any time.
+type Timeouts struct {
+	// Connect bounds establishing the connection.
+	Connect time.Duration
+	// Response bounds the wait for the response headers: Ollama sends
+	// them once the model is loaded and the prompt read, which takes
+	// minutes for a large model on a CPU.
+	Response time.Duration
+	// Idle bounds the silence between two pieces of a response body.
+	// Ollama sends nothing while it buffers a native tool call, so this
+	// must outlast writing the largest call.
+	Idle time.Duration
+}
+
+// DefaultTimeouts are generous: a server that is slow is not a server that
+// is gone.
+func DefaultTimeouts() Timeouts {
+	return Timeouts{Connect: 30 * time.Second, Response: 5 * time.Minute, Idle: 3 * time.Minute}
 }

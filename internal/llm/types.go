@@ -89,6 +89,11 @@ type ChatRequest struct {
 	// KeepAlive is how long the server keeps the model loaded after the
 	// request ("30m", "-1"). Empty leaves the server's default.
 	KeepAlive string
+	// Truncate, when non-nil, says whether Ollama may make a prompt that
+	// exceeds num_ctx fit by dropping its oldest messages (its default,
+	// done silently). False makes it refuse the request with a 400
+	// instead. The OpenAI dialect has no such field.
+	Truncate *bool
 }
 
 // GenerateRequest is one raw completion request, used for fill-in-the-middle

@@ -40,7 +40,7 @@ func TestListMergesDetails(t *testing.T) {
 	if !q.Capabilities.Tools || !q.Capabilities.Thinking || q.ContextLength != 40960 || !q.Running || q.Family != "qwen3" || q.QuantizationLevel != "Q4_K_M" {
 		t.Errorf("qwen3:8b = %+v", q)
 	}
-	if e := byName["nomic-embed-text"]; !e.Capabilities.Embedding || e.Capabilities.Tools || e.Running {
+	if e := byName["nomic-embed-text:latest"]; !e.Capabilities.Embedding || e.Capabilities.Tools || e.Running {
 		t.Errorf("nomic-embed-text = %+v", e)
 	}
 }

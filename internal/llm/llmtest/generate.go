@@ -23,6 +23,9 @@ type emitter interface {
 	malformed(line string)
 	streamError(msg string)
 	drop()
+	// endEarly ends the response without its final chunk, as Ollama does
+	// when it stops a model that repeats itself.
+	endEarly()
 	final(m replyMeta)
 }
 
@@ -38,9 +41,12 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, req *Re
 		s.serveLoad(w, req, ep)
 		return
 	}
-	if c := missingCapability(m, req, ep); c != "" {
-		s.writeError(w, req, http.StatusBadRequest, fmt.Sprintf("%q does not support %s", req.Model, c))
+	if msg := capabilityError(m, req, ep); msg != "" {
+		s.writeError(w, req, http.StatusBadRequest, msg)
 		return
+	}
+	if ep == endpointChat && !s.fit(w, req, m) {
+		return // refused: the prompt does not fit (context.go)
 	}
 	resp, ok := s.next(req)
 	if !ok {
@@ -125,6 +131,7 @@ func (s *Server) run(r *http.Request, req *Request, parts []Part, em emitter) {
 			em.streamError(p.text)
 			return
 		case partEndEarly:
+			em.endEarly()
 			return
 		case partStall:
 			s.wait(r)

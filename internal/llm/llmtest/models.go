@@ -3,6 +3,7 @@ package llmtest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -24,6 +25,10 @@ type model struct {
 	running    bool
 	numCtx     int
 	expires    time.Time
+	// context fitting (context.go)
+	noShift          bool
+	serverCtx        int
+	contentOverCalls bool
 }
 
 // ModelOption describes a model added with AddModel.
@@ -33,7 +38,10 @@ type ModelOption func(*model)
 // "tools", "thinking", "insert", "vision", "embedding". The default is
 // completion and tools. Requests that need a missing capability (tools,
 // think, a suffix, images, chat with an embedding-only model) get the 400
-// Ollama sends: `"name" does not support tools`.
+// Ollama sends, in both dialects: for tools (and the others its scheduler
+// checks) with the model's full name, `registry.ollama.ai/library/m:latest
+// does not support tools`; for thinking and chat with the name as
+// requested, `"m" does not support thinking`.
 func Caps(caps ...string) ModelOption { return func(m *model) { m.caps = caps } }
 
 // ContextLength sets the trained context window, reported by /api/show as
@@ -60,7 +68,10 @@ func Template(t string) ModelOption { return func(m *model) { m.template = t } }
 // becomes running when it serves a request.
 func Running() ModelOption { return func(m *model) { m.running = true } }
 
-// AddModel installs a model, replacing one of the same name.
+// AddModel installs a model, replacing one of the same name. As in Ollama,
+// a name without a tag means ":latest": Ollama's endpoints (/api/tags,
+// and /v1/models with FlavorOllama) list it with the tag, and requests may
+// name it with or without. The other flavors list names as given.
 func (s *Server) AddModel(name string, opts ...ModelOption) {
 	m := &model{
 		name:      name,
@@ -106,18 +117,28 @@ func (s *Server) requestedModel(w http.ResponseWriter, req *Request) *model {
 func (s *Server) lookup(name string) *model {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, want := range []string{name, name + ":latest"} {
-		for _, m := range s.models {
-			if m.name == want {
-				return m
-			}
-		}
-		if strings.Contains(name, ":") {
-			break
+	for _, m := range s.models {
+		if m.name == name || m.tagged() == tagged(name) {
+			return m
 		}
 	}
 	return nil
 }
+
+// tagged is name with Ollama's default tag when it has none.
+func tagged(name string) string {
+	if strings.Contains(name, ":") {
+		return name
+	}
+	return name + ":latest"
+}
+
+// tagged is the model's name as Ollama lists it.
+func (m *model) tagged() string { return tagged(m.name) }
+
+// fullName is the name Ollama's scheduler gives a model in its errors:
+// registry, namespace, model and tag.
+func (m *model) fullName() string { return "registry.ollama.ai/library/" + m.tagged() }
 
 // markRunning loads the model as a served request does; keep_alive 0
 // unloads it.
@@ -156,8 +177,8 @@ func (m *model) details() map[string]any {
 
 func (m *model) listed() map[string]any {
 	return map[string]any{
-		"name":        m.name,
-		"model":       m.name,
+		"name":        m.tagged(),
+		"model":       m.tagged(),
 		"modified_at": modifiedAt.Format(time.RFC3339Nano),
 		"size":        m.size,
 		"digest":      digest(m.name),
@@ -236,15 +257,15 @@ func (s *Server) show(w http.ResponseWriter, req *Request) {
 func (s *Server) openaiModels(w http.ResponseWriter, _ *Request) {
 	list := []map[string]any{}
 	for _, m := range s.snapshot() {
-		e := map[string]any{"id": m.name, "object": "model", "created": modifiedAt.Unix(), "owned_by": "library"}
+		e := map[string]any{"id": m.tagged(), "object": "model", "created": modifiedAt.Unix(), "owned_by": "library"}
 		switch s.flavor {
 		case FlavorVLLM:
-			e["owned_by"] = "vllm"
+			e["id"], e["owned_by"] = m.name, "vllm"
 			if m.ctxLen > 0 {
 				e["max_model_len"] = m.ctxLen
 			}
 		case FlavorLlamaCpp:
-			e["owned_by"] = "llamacpp"
+			e["id"], e["owned_by"] = m.name, "llamacpp"
 			if m.ctxLen > 0 {
 				e["meta"] = map[string]any{"vocab_type": 2, "n_vocab": 151936, "n_ctx_train": m.ctxLen, "n_embd": 4096}
 			}
@@ -254,18 +275,21 @@ func (s *Server) openaiModels(w http.ResponseWriter, _ *Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": list})
 }
 
-// missingCapability names the capability a request needs that the model
-// lacks, or "".
-func missingCapability(m *model, req *Request, ep endpoint) string {
+// capabilityError is the 400 text for a request that needs a capability
+// the model lacks, or "". The order and wording are Ollama's: thinking is
+// checked first and named with the model as requested, then the
+// scheduler checks the rest and names the model in full, except that a
+// missing "completion" is reported as chat or generate.
+func capabilityError(m *model, req *Request, ep endpoint) string {
+	if req.Think != nil && (req.Think.Enabled || req.Think.Level != "") && req.Dialect == "ollama" && !slices.Contains(m.caps, "thinking") {
+		return fmt.Sprintf("%q does not support thinking", req.Model)
+	}
 	need := []string{}
 	if ep == endpointChat || req.Prompt != "" {
 		need = append(need, "completion")
 	}
 	if len(req.Tools) > 0 {
 		need = append(need, "tools")
-	}
-	if req.Think != nil && (req.Think.Enabled || req.Think.Level != "") && req.Dialect == "ollama" {
-		need = append(need, "thinking")
 	}
 	if req.Suffix != "" {
 		need = append(need, "insert")
@@ -278,9 +302,17 @@ func missingCapability(m *model, req *Request, ep endpoint) string {
 		need = append(need, "vision")
 	}
 	for _, c := range need {
-		if !slices.Contains(m.caps, c) {
-			return c
+		if slices.Contains(m.caps, c) {
+			continue
 		}
+		if c == "completion" {
+			what := "chat"
+			if ep == endpointGenerate {
+				what = "generate"
+			}
+			return fmt.Sprintf("%q does not support %s", req.Model, what)
+		}
+		return m.fullName() + " does not support " + c
 	}
 	return ""
 }

@@ -124,6 +124,9 @@ func (o *ollamaStream) streamError(msg string) { o.sw.line(map[string]string{"er
 
 func (o *ollamaStream) drop() { o.sw.drop() }
 
+// endEarly: the stream simply stops; no line with done follows.
+func (o *ollamaStream) endEarly() {}
+
 func (o *ollamaStream) final(m replyMeta) {
 	metrics := metricsOf(m, o.req)
 	if o.gen {
@@ -148,6 +151,21 @@ func (o *ollamaWhole) start()            {}
 func (o *ollamaWhole) text(t string)     { o.msg.Content += t }
 func (o *ollamaWhole) thinking(t string) { o.msg.Thinking += t }
 func (o *ollamaWhole) drop()             { dropConnection(o.w) }
+
+// endEarly answers what was generated with "done": false and no counts,
+// as Ollama does for "stream": false when it stopped the model.
+func (o *ollamaWhole) endEarly() {
+	if o.answered {
+		return
+	}
+	o.answered = true
+	if o.gen {
+		writeJSON(o.w, http.StatusOK, outGenerate{Model: o.req.Model, CreatedAt: now(), Response: o.msg.Content, Thinking: o.msg.Thinking})
+		return
+	}
+	o.msg.Role = "assistant"
+	writeJSON(o.w, http.StatusOK, outChat{Model: o.req.Model, CreatedAt: now(), Message: o.msg})
+}
 func (o *ollamaWhole) streamError(m string) {
 	o.s.writeError(o.w, o.req, http.StatusInternalServerError, m)
 }

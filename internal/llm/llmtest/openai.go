@@ -190,6 +190,26 @@ func (o *openaiEmitter) streamError(msg string) {
 
 func (o *openaiEmitter) drop() { dropConnection(o.w) }
 
+// endEarly: the events stop with neither a finish reason nor [DONE]; a
+// whole answer is the message so far without a finish reason.
+func (o *openaiEmitter) endEarly() {
+	if o.req.Stream || o.answered {
+		return
+	}
+	o.answered = true
+	c := o.envelope(nil)
+	msg := map[string]any{"role": "assistant", "content": o.content.String()}
+	if len(o.calls) > 0 {
+		msg["tool_calls"] = o.calls
+	}
+	if !o.chat {
+		c.Choices = []oaTextChoice{{Text: o.content.String()}}
+	} else {
+		c.Choices = []oaChatChoice{{Message: msg}}
+	}
+	writeJSON(o.w, http.StatusOK, c)
+}
+
 func (o *openaiEmitter) usage(m replyMeta) json.RawMessage {
 	p, c := m.tokens(o.req)
 	b, _ := json.Marshal(map[string]int{"prompt_tokens": p, "completion_tokens": c, "total_tokens": p + c})

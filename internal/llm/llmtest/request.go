@@ -49,7 +49,23 @@ type Request struct {
 	Images     [][]byte
 	Input      []string
 	Dimensions int
-	Truncate   *bool
+	// Truncate is the request's truncate field (Ollama chat and embed).
+	Truncate *bool
+
+	// For chat requests, what the server made of the prompt (context.go):
+	// Rendered is the prompt as the model's template rendered it — after
+	// the server's own truncation, if any; PromptTokens its size in the
+	// server's count before truncation; NumCtx the window it ran with.
+	// Truncated says the server cut the prompt to fit (silently, as
+	// Ollama does); Refused that it answered 400 instead.
+	Rendered     string
+	PromptTokens int
+	NumCtx       int
+	Truncated    bool
+	Refused      bool
+	// servedTokens is the prompt count reported by default: what the
+	// model was given.
+	servedTokens int
 }
 
 // LastMessage returns the last message of a chat request, or nil.

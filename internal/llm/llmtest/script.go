@@ -125,8 +125,9 @@ func ToolCallID(id, name, arguments string) Part {
 }
 
 // Usage sets the token counts reported with the final chunk. Without it the
-// server reports an estimate: a quarter of the request's characters for the
-// prompt and one token per output part.
+// server reports its own count of the prompt the model was given (after
+// any truncation: see context.go) — for generate requests a quarter of the
+// characters — and one token per output part.
 func Usage(prompt, completion int) Part {
 	return Part{kind: partUsage, prompt: prompt, complete: completion}
 }
@@ -159,7 +160,10 @@ func DropConnection() Part { return Part{kind: partDrop} }
 func StreamError(message string) Part { return Part{kind: partStreamError, text: message} }
 
 // EndEarly ends the response cleanly without the final chunk (Ollama) or
-// finish reason and [DONE] (OpenAI).
+// finish reason and [DONE] (OpenAI), as Ollama does when it stops a model
+// that repeats itself (about 30 identical or blank tokens in a row). With
+// "stream": false Ollama answers the text so far with "done": false and
+// no counts.
 func EndEarly() Part { return Part{kind: partEndEarly} }
 
 // Stall stops sending, with the connection open, until the client gives
@@ -202,6 +206,9 @@ func metaOf(parts []Part) replyMeta {
 func (m replyMeta) tokens(r *Request) (prompt, completion int) {
 	if m.usage != nil {
 		return m.usage.prompt, m.usage.complete
+	}
+	if r.servedTokens > 0 {
+		return r.servedTokens, max(m.outputs, 1)
 	}
 	return estimateTokens(r), max(m.outputs, 1)
 }

@@ -91,6 +91,8 @@ type Server struct {
 	cancelCh   chan struct{}
 	callSeq    int
 	respSeq    int
+	// tokenize counts tokens (nil: Tokens).
+	tokenize func(string) int
 }
 
 // New starts a server that is closed when the test ends.
@@ -260,6 +262,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request, req *Request) {
+	if s.flavor != FlavorOllama && strings.HasPrefix(req.Path, "/api/") {
+		// vLLM and llama.cpp have no Ollama API: olly's OpenAI client
+		// asks /api/version to tell Ollama's /v1 from them.
+		http.Error(w, "404 page not found", http.StatusNotFound)
+		return
+	}
 	switch req.Method + " " + req.Path {
 	case "GET /", "HEAD /":
 		_, _ = io.WriteString(w, "Ollama is running")

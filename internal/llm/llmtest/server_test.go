@@ -228,10 +228,11 @@ func TestOpenAIWithoutUsageAndWhole(t *testing.T) {
 func TestNotFoundBodiesMatchTheRealServers(t *testing.T) {
 	srv := newServer(t)
 	cases := []struct{ method, path, body, want string }{
-		{"POST", "/api/chat", `{"model":"x","messages":[{"role":"user","content":"a"}]}`, `{"error":"model \"x\" not found, try pulling it first"}`},
-		{"POST", "/api/generate", `{"model":"x","prompt":"a"}`, `{"error":"model \"x\" not found, try pulling it first"}`},
+		{"POST", "/api/chat", `{"model":"x","messages":[{"role":"user","content":"a"}]}`, `{"error":"model 'x' not found"}`},
+		{"POST", "/api/generate", `{"model":"x","prompt":"a"}`, `{"error":"model 'x' not found"}`},
 		{"POST", "/api/show", `{"model":"x"}`, `{"error":"model 'x' not found"}`},
-		{"POST", "/v1/chat/completions", `{"model":"x","messages":[]}`, `{"error":{"message":"The model ` + "`x`" + ` does not exist or you do not have access to it.","type":"invalid_request_error","param":null,"code":"model_not_found"}}`},
+		{"POST", "/api/embed", `{"model":"x","input":"a"}`, `{"error":"model \"x\" not found, try pulling it first"}`},
+		{"POST", "/v1/chat/completions", `{"model":"x","messages":[]}`, `{"error":{"message":"model 'x' not found","type":"not_found_error","param":null,"code":null}}`},
 	}
 	for _, tc := range cases {
 		resp, body := do(t, srv, tc.method, tc.path, tc.body)
@@ -252,17 +253,24 @@ func TestCapabilityChecks(t *testing.T) {
 	srv.AddModel("plain:1b", llmtest.Caps("completion"))
 	srv.AddModel("embed:1b", llmtest.Caps("embedding"))
 	cases := []struct{ path, body, want string }{
-		{"/api/chat", `{"model":"plain:1b","messages":[{"role":"user","content":"a"}],"tools":[{"type":"function","function":{"name":"f"}}]}`, `"plain:1b" does not support tools`},
+		{"/api/chat", `{"model":"plain:1b","messages":[{"role":"user","content":"a"}],"tools":[{"type":"function","function":{"name":"f"}}]}`, `registry.ollama.ai/library/plain:1b does not support tools`},
 		{"/api/chat", `{"model":"plain:1b","messages":[{"role":"user","content":"a"}],"think":true}`, `"plain:1b" does not support thinking`},
-		{"/api/generate", `{"model":"plain:1b","prompt":"a","suffix":"b"}`, `"plain:1b" does not support insert`},
-		{"/api/chat", `{"model":"plain:1b","messages":[{"role":"user","content":"a","images":["aW1n"]}]}`, `"plain:1b" does not support vision`},
-		{"/api/chat", `{"model":"embed:1b","messages":[{"role":"user","content":"a"}]}`, `"embed:1b" does not support completion`},
+		{"/api/generate", `{"model":"plain:1b","prompt":"a","suffix":"b"}`, `registry.ollama.ai/library/plain:1b does not support insert`},
+		{"/api/chat", `{"model":"plain:1b","messages":[{"role":"user","content":"a","images":["aW1n"]}]}`, `registry.ollama.ai/library/plain:1b does not support vision`},
+		{"/api/chat", `{"model":"embed:1b","messages":[{"role":"user","content":"a"}]}`, `"embed:1b" does not support chat`},
+		{"/v1/chat/completions", `{"model":"plain:1b","messages":[{"role":"user","content":"a"}],"tools":[{"type":"function","function":{"name":"f"}}]}`, `registry.ollama.ai/library/plain:1b does not support tools`},
 	}
 	for _, tc := range cases {
 		resp, body := do(t, srv, "POST", tc.path, tc.body)
-		var e struct{ Error string }
+		var e struct{ Error json.RawMessage }
 		_ = json.Unmarshal(body, &e)
-		if resp.StatusCode != 400 || e.Error != tc.want {
+		var msg string
+		if json.Unmarshal(e.Error, &msg) != nil {
+			var o struct{ Message string }
+			_ = json.Unmarshal(e.Error, &o)
+			msg = o.Message
+		}
+		if resp.StatusCode != 400 || msg != tc.want {
 			t.Errorf("%s: %d %s, want %q", tc.body, resp.StatusCode, body, tc.want)
 		}
 	}

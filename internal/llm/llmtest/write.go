@@ -39,34 +39,59 @@ func (s *Server) writeError(w http.ResponseWriter, req *Request, status int, mes
 }
 
 // notFound answers as the real servers do for a model that is not there.
+// Ollama words it differently by endpoint: chat, generate and show say
+// `model 'x' not found`, embed says `model "x" not found, try pulling it
+// first`; its /v1 layer passes the same text on in an OpenAI error object.
 func (s *Server) notFound(w http.ResponseWriter, req *Request) {
+	ollamaText := fmt.Sprintf("model '%s' not found", req.Model)
+	if req.Path == "/api/embed" || req.Path == "/v1/embeddings" {
+		ollamaText = fmt.Sprintf("model %q not found, try pulling it first", req.Model)
+	}
 	switch {
+	case req.Dialect == "openai" && s.flavor == FlavorOllama:
+		writeJSON(w, http.StatusNotFound, map[string]any{"error": openaiError{Message: ollamaText, Type: "not_found_error"}})
 	case req.Dialect == "openai":
 		writeJSON(w, http.StatusNotFound, map[string]any{"error": openaiError{
 			Message: fmt.Sprintf("The model `%s` does not exist or you do not have access to it.", req.Model),
 			Type:    "invalid_request_error",
 			Code:    "model_not_found",
 		}})
-	case req.Path == "/api/show":
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("model '%s' not found", req.Model)})
 	default:
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("model %q not found, try pulling it first", req.Model)})
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": ollamaText})
 	}
 }
 
-// overflow answers as a server whose context window the prompt exceeds.
+// overflow answers as a server whose context window the prompt exceeds:
+// llama.cpp's exceed_context_size_error for the OpenAI dialect, Ollama's
+// wording for chat and generate with "shift": false, and its embedding
+// wording for the other paths (ContextOverflow scripts it for any path).
 func (s *Server) overflow(w http.ResponseWriter, req *Request) {
 	if req.Dialect == "openai" {
-		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{
-			"code":            400,
-			"message":         "the request exceeds the available context size, try increasing it",
-			"type":            "exceed_context_size_error",
-			"n_prompt_tokens": estimateTokens(req),
-			"n_ctx":           4096,
-		}})
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": llamaServerOverflow(estimateTokens(req), 4096)})
 		return
 	}
-	writeJSON(w, http.StatusBadRequest, map[string]string{"error": "input length exceeds the context length"})
+	msg := "the input length exceeds the context length"
+	if req.Path == "/api/chat" || req.Path == "/api/generate" {
+		msg = promptTooLong
+	}
+	writeJSON(w, http.StatusBadRequest, map[string]string{"error": msg})
+}
+
+// promptTooLong is Ollama's 400 for a prompt over num_ctx when the model's
+// runner may not shift the context ("shift": false, the default of some
+// model families).
+const promptTooLong = "the prompt is longer than the context length currently available to the model; shorten the prompt, adjust the context length in settings, or use a model with a longer context length"
+
+// llamaServerOverflow is llama-server's error object for a prompt longer
+// than its context.
+func llamaServerOverflow(prompt, numCtx int) map[string]any {
+	return map[string]any{
+		"code":            400,
+		"message":         "the request exceeds the available context size, try increasing it",
+		"type":            "exceed_context_size_error",
+		"n_prompt_tokens": prompt,
+		"n_ctx":           numCtx,
+	}
 }
 
 // streamWriter writes a streamed body and flushes every piece, so that the

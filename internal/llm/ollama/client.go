@@ -40,6 +40,9 @@ func WithToken(token string) Option { return func(s *wire.Settings) { s.Token = 
 // WithRetry replaces the retry policy (default llm.DefaultRetry()).
 func WithRetry(p llm.RetryPolicy) Option { return func(s *wire.Settings) { s.Retry = p } }
 
+// WithTimeouts replaces the timeouts (default llm.DefaultTimeouts()).
+func WithTimeouts(t llm.Timeouts) Option { return func(s *wire.Settings) { s.Timeouts = t } }
+
 // WithUserAgent sets the User-Agent header.
 func WithUserAgent(ua string) Option { return func(s *wire.Settings) { s.UserAgent = ua } }
 
@@ -60,13 +63,20 @@ func (c *Client) Dialect() string { return Dialect }
 // BaseURL returns the normalised server address.
 func (c *Client) BaseURL() string { return c.w.BaseURL }
 
-// parseError reads Ollama's error body, {"error":"text"}.
+// parseError reads Ollama's error body, {"error":"text"}. When the text is
+// itself the JSON error of the llama-server runner (Ollama passes the
+// runner's 400 on as a string, as with "truncate": false), the runner's
+// message, type and code are taken from it: shown raw, it is unreadable,
+// and its type says whether the prompt overflowed.
 func parseError(body []byte) (wire.ServerError, bool) {
 	var e struct {
 		Error *string `json:"error"`
 	}
 	if json.Unmarshal(body, &e) != nil || e.Error == nil {
 		return wire.ServerError{}, false
+	}
+	if inner, ok := wire.NestedError(*e.Error); ok {
+		return inner, true
 	}
 	return wire.ServerError{Message: *e.Error}, true
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/olly-agent/olly/internal/llm"
-	"github.com/olly-agent/olly/internal/llm/internal/wire"
 	"github.com/olly-agent/olly/internal/llm/internal/wiretest"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
 	"github.com/olly-agent/olly/internal/llm/ollama"
@@ -35,7 +34,7 @@ func TestChatRetriesAndStatusErrors(t *testing.T) {
 		{Name: "context overflow", Script: []llmtest.Response{llmtest.ContextOverflow()},
 			Kind: llm.KindContextOverflow, Status: 400, Requests: 1},
 		{Name: "tools on a model without them", Model: "gemma:2b", Tools: true,
-			Kind: llm.KindBadRequest, Status: 400, Requests: 1, MsgSubstr: `"gemma:2b" does not support tools`},
+			Kind: llm.KindBadRequest, Status: 400, Requests: 1, MsgSubstr: `registry.ollama.ai/library/gemma:2b does not support tools`},
 	})
 }
 
@@ -88,7 +87,7 @@ func TestStreamFailuresAreReportedNotDropped(t *testing.T) {
 		{Name: "model vanished inside the stream", Parts: []llmtest.Part{llmtest.StreamError(`model "qwen3:8b" not found, try pulling it first`)},
 			Kind: llm.KindModelNotFound, InError: []string{"ollama pull qwen3:8b"}},
 		{Name: "stream ends without done", Parts: []llmtest.Part{llmtest.EndEarly()},
-			Kind: llm.KindConnection, InError: []string{"stream ended early"}, Cause: wire.ErrEndedEarly},
+			Kind: llm.KindServer, InError: []string{"stream ended early", "after 1 line,"}, NotInError: []string{"cannot reach"}, Cause: llm.ErrEndedEarly},
 		{Name: "connection dropped mid-stream", Parts: []llmtest.Part{llmtest.DropConnection()},
 			Kind: llm.KindConnection, InError: []string{"is `ollama serve` running?"}},
 	})
@@ -114,3 +113,48 @@ type recordingTB struct {
 }
 
 func (r *recordingTB) Errorf(string, ...any) { r.errors++ }
+
+// Both of Ollama's refusals of a prompt longer than num_ctx are overflows,
+// and the runner's JSON passed on inside a string is read, not shown raw.
+func TestOverlongPromptRefusals(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.AddModel("small", llmtest.ContextLength(4096))
+	srv.AddModel("rigid", llmtest.ContextLength(4096), llmtest.NoShift())
+	c, _ := newClient(t, srv)
+	long := strings.Repeat("word ", 2000)
+	no := false
+	for _, tc := range []struct {
+		name, model string
+		truncate    *bool
+		want        string
+	}{
+		{"truncate false", "small", &no, "the request exceeds the available context size, try increasing it"},
+		{"no context shift", "rigid", nil, "the prompt is longer than the context length currently available to the model"},
+	} {
+		req := &llm.ChatRequest{Model: tc.model, Truncate: tc.truncate, Options: llm.Options{NumCtx: llm.Ptr(512)},
+			Messages: []llm.Message{{Role: llm.RoleUser, Content: long}}}
+		_, err := c.Chat(context.Background(), req)
+		e := wiretest.AsError(t, err, llm.KindContextOverflow)
+		if !strings.HasPrefix(e.Message, tc.want) || strings.Contains(err.Error(), `{"`) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+	if got := srv.LastRequest("/api/chat"); string(got.Fields["truncate"]) != "" {
+		t.Errorf("truncate sent when not asked: %s", got.Fields["truncate"])
+	}
+}
+
+func TestToolsUnsupported(t *testing.T) {
+	srv := wiretest.NewServer(t)
+	srv.AddModel("gemma:2b", llmtest.Caps("completion"))
+	c, _ := newClient(t, srv)
+	req := wiretest.ChatReq("gemma:2b")
+	req.Tools = []llm.Tool{{Name: "f"}}
+	_, err := c.Chat(context.Background(), req)
+	if !llm.ToolsUnsupported(err) {
+		t.Errorf("%v not recognised as a model without tools", err)
+	}
+	if llm.ToolsUnsupported(errors.New("does not support tools")) || llm.ToolsUnsupported(nil) {
+		t.Error("only a server's refusal counts")
+	}
+}

@@ -22,5 +22,5 @@ func newClient(t testing.TB, srv *llmtest.Server, opts ...ollama.Option) (*ollam
 
 // dialect describes this client to the tests both clients share.
 func dialect() wiretest.Dialect {
-	return wiretest.NewDialect(ollama.Dialect, "/api/chat", ollama.New, ollama.WithRetry)
+	return wiretest.NewDialect(ollama.Dialect, "/api/chat", ollama.New, ollama.WithRetry, ollama.WithTimeouts)
 }

@@ -14,6 +14,9 @@ type chatRequest struct {
 	Model    string      `json:"model"`
 	Messages []message   `json:"messages"`
 	Tools    []wire.Tool `json:"tools,omitempty"`
+	// Truncate false makes Ollama refuse a prompt longer than num_ctx
+	// instead of silently dropping its oldest messages.
+	Truncate *bool `json:"truncate,omitempty"`
 	generation
 }
 
@@ -78,6 +81,7 @@ func newChatRequest(r *llm.ChatRequest) *chatRequest {
 		Model:      r.Model,
 		Messages:   make([]message, len(r.Messages)),
 		Tools:      wire.Tools(r.Tools),
+		Truncate:   r.Truncate,
 		generation: newGeneration(r.Think, r.Format, r.Options, r.KeepAlive),
 	}
 	for i, m := range r.Messages {

@@ -15,6 +15,8 @@ func TestCancelWhileWaitingForTheAnswer(t *testing.T) { wiretest.CancelWhileWait
 
 func TestCancelMidStream(t *testing.T) { wiretest.CancelMidStream(t, dialect()) }
 
+func TestTimeouts(t *testing.T) { wiretest.Timeouts(t, dialect()) }
+
 func TestCancelGenerate(t *testing.T) {
 	srv := wiretest.NewServer(t)
 	srv.Enqueue(llmtest.Reply(llmtest.Stall()))

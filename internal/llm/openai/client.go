@@ -11,9 +11,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/llm/internal/wire"
+	"github.com/olly-agent/olly/internal/llm/ollama"
 )
 
 // Dialect is the name this client reports for its wire format.
@@ -26,6 +29,13 @@ const DefaultUserAgent = wire.DefaultUserAgent
 // use.
 type Client struct {
 	w wire.Client
+
+	// mu guards the model list cache and the Ollama probe (models.go).
+	mu     sync.Mutex
+	list   []modelEntry
+	listAt time.Time
+	probed bool
+	native *ollama.Client
 }
 
 var _ llm.Provider = (*Client)(nil)
@@ -43,6 +53,9 @@ func WithAPIKey(key string) Option { return func(s *wire.Settings) { s.Token = k
 
 // WithRetry replaces the retry policy (default llm.DefaultRetry()).
 func WithRetry(p llm.RetryPolicy) Option { return func(s *wire.Settings) { s.Retry = p } }
+
+// WithTimeouts replaces the timeouts (default llm.DefaultTimeouts()).
+func WithTimeouts(t llm.Timeouts) Option { return func(s *wire.Settings) { s.Timeouts = t } }
 
 // WithUserAgent sets the User-Agent header.
 func WithUserAgent(ua string) Option { return func(s *wire.Settings) { s.UserAgent = ua } }

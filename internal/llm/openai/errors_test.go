@@ -25,7 +25,7 @@ func TestChatRetriesAndStatusErrors(t *testing.T) {
 		{Name: "scripted model not found", Script: []llmtest.Response{llmtest.ModelNotFound()},
 			Kind: llm.KindModelNotFound, Status: 404, Requests: 1, MsgSubstr: "check `olly models`"},
 		{Name: "model not served", Model: "gpt-9",
-			Kind: llm.KindModelNotFound, Status: 404, Requests: 1, MsgSubstr: "does not exist"},
+			Kind: llm.KindModelNotFound, Status: 404, Requests: 1, MsgSubstr: "model 'gpt-9' not found"},
 		{Name: "llama.cpp context overflow", Script: []llmtest.Response{llmtest.ContextOverflow()},
 			Kind: llm.KindContextOverflow, Status: 400, Requests: 1, MsgSubstr: "exceeds the available context size"},
 		{Name: "400", Script: []llmtest.Response{llmtest.Status(400, "'messages' is required")},
@@ -104,7 +104,7 @@ func TestStreamFailures(t *testing.T) {
 		{Name: "context overflow inside the stream", Parts: []llmtest.Part{llmtest.StreamError("This model's maximum context length is 8192 tokens")},
 			Kind: llm.KindContextOverflow},
 		{Name: "ends without finish or DONE", Parts: []llmtest.Part{llmtest.EndEarly()},
-			Kind: llm.KindConnection, InError: []string{"stream ended early"}},
+			Kind: llm.KindServer, InError: []string{"stream ended early"}, Cause: llm.ErrEndedEarly},
 		{Name: "dropped connection", Parts: []llmtest.Part{llmtest.DropConnection()},
 			Kind: llm.KindConnection},
 	})

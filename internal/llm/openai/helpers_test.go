@@ -22,5 +22,5 @@ func newClient(t testing.TB, srv *llmtest.Server, opts ...openai.Option) (*opena
 
 // dialect describes this client to the tests both clients share.
 func dialect() wiretest.Dialect {
-	return wiretest.NewDialect(openai.Dialect, "/v1/chat/completions", openai.New, openai.WithRetry)
+	return wiretest.NewDialect(openai.Dialect, "/v1/chat/completions", openai.New, openai.WithRetry, openai.WithTimeouts)
 }

@@ -2,12 +2,15 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/llm/internal/wire"
+	"github.com/olly-agent/olly/internal/llm/ollama"
 )
 
 // modelEntry is one entry of /v1/models, with the context length vLLM
@@ -30,14 +33,63 @@ func (m *modelEntry) info() llm.ModelInfo {
 	return info
 }
 
+// modelListTTL is how long the /v1/models list is reused: one command
+// asks for it once, not once per model it shows, and a long-running olly
+// still sees a model pulled meanwhile.
+const modelListTTL = time.Minute
+
+// models returns the server's model list, cached for modelListTTL.
 func (c *Client) models(ctx context.Context) ([]modelEntry, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.list != nil && time.Since(c.listAt) < modelListTTL {
+		return c.list, nil
+	}
 	var resp struct {
 		Data []modelEntry `json:"data"`
 	}
 	if err := c.w.JSON(ctx, &wire.Call{Method: http.MethodGet, Path: "/v1/models"}, &resp); err != nil {
 		return nil, err
 	}
-	return resp.Data, nil
+	if resp.Data == nil {
+		resp.Data = []modelEntry{}
+	}
+	c.list, c.listAt = resp.Data, time.Now()
+	return c.list, nil
+}
+
+// ollamaServer returns a client for Ollama's native API when the server
+// is Ollama (its /api/version answers), else nil. Asked once.
+func (c *Client) ollamaServer(ctx context.Context) *ollama.Client {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.probed {
+		return c.native
+	}
+	set := c.w.Settings
+	set.Retry = llm.RetryPolicy{} // a probe: one attempt
+	oc, err := ollama.New(c.w.BaseURL, func(s *wire.Settings) { *s = set })
+	if err != nil {
+		c.probed = true
+		return nil
+	}
+	if _, err := oc.Version(ctx); err != nil {
+		if ctx.Err() == nil {
+			c.probed = true // not Ollama; a canceled probe is asked again
+		}
+		return nil
+	}
+	c.probed, c.native = true, oc
+	return oc
+}
+
+// sameModel reports whether a listed id names the requested model: Ollama
+// lists "tiny:latest" and accepts "tiny" for it.
+func sameModel(id, want string) bool {
+	if id == want {
+		return true
+	}
+	return strings.TrimSuffix(id, ":latest") == strings.TrimSuffix(want, ":latest")
 }
 
 // ListModels lists the served models (GET /v1/models).
@@ -53,17 +105,34 @@ func (c *Client) ListModels(ctx context.Context) ([]llm.ModelInfo, error) {
 	return out, nil
 }
 
-// ShowModel describes one model from its /v1/models entry. The dialect
-// does not report capabilities, so Known is false and chat and tools are
-// assumed; the context length is read where vLLM or llama.cpp put it.
+// ShowModel describes one model. When the server is Ollama (its /v1
+// layer), capabilities and the trained context length come from its
+// /api/show, as with the Ollama client. Otherwise from the /v1/models
+// entry: the dialect reports no capabilities, so Known is false and chat
+// and tools are assumed (a model that refuses tools is switched to text
+// tool calls by the agent); the context length is read where vLLM
+// (max_model_len) or llama.cpp (meta.n_ctx_train) put it, else it is 0.
 func (c *Client) ShowModel(ctx context.Context, model string) (*llm.ModelDetails, error) {
+	if oc := c.ollamaServer(ctx); oc != nil {
+		d, err := oc.ShowModel(ctx, model)
+		if err != nil {
+			// Errors in this client's terms (a missing model is "not
+			// served", not "ollama pull").
+			var e *llm.Error
+			if errors.As(err, &e) {
+				e.Dialect = Dialect
+			}
+			return nil, err
+		}
+		return d, nil
+	}
 	entries, err := c.models(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for i := range entries {
 		e := &entries[i]
-		if e.ID != model {
+		if !sameModel(e.ID, model) {
 			continue
 		}
 		n := e.MaxModelLen

@@ -18,16 +18,20 @@ func TestListAndShowModels(t *testing.T) {
 	cases := []struct {
 		name   string
 		flavor llmtest.Flavor
-		ctxLen int
+		// listed are the names /v1/models gives; known: capabilities come
+		// from Ollama's /api/show.
+		listed []string
+		known  bool
 	}{
-		{name: "ollama reports no context length", flavor: llmtest.FlavorOllama},
-		{name: "vLLM max_model_len", flavor: llmtest.FlavorVLLM, ctxLen: 32768},
-		{name: "llama.cpp n_ctx_train", flavor: llmtest.FlavorLlamaCpp, ctxLen: 32768},
+		{name: "ollama: tagged names, details from /api/show", flavor: llmtest.FlavorOllama,
+			listed: []string{"Qwen/Qwen3-8B:latest", "other:latest"}, known: true},
+		{name: "vLLM max_model_len", flavor: llmtest.FlavorVLLM, listed: []string{"Qwen/Qwen3-8B", "other"}},
+		{name: "llama.cpp n_ctx_train", flavor: llmtest.FlavorLlamaCpp, listed: []string{"Qwen/Qwen3-8B", "other"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.New(t, llmtest.WithFlavor(tc.flavor))
-			srv.AddModel("Qwen/Qwen3-8B", llmtest.ContextLength(32768))
+			srv.AddModel("Qwen/Qwen3-8B", llmtest.ContextLength(32768), llmtest.Caps("completion"))
 			srv.AddModel("other")
 			c, _ := newClient(t, srv)
 			list, err := c.ListModels(context.Background())
@@ -35,21 +39,36 @@ func TestListAndShowModels(t *testing.T) {
 				t.Fatal(err)
 			}
 			when := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-			if d := cmp.Diff([]llm.ModelInfo{{Name: "Qwen/Qwen3-8B", ModifiedAt: when}, {Name: "other", ModifiedAt: when}}, list); d != "" {
+			if d := cmp.Diff([]llm.ModelInfo{{Name: tc.listed[0], ModifiedAt: when}, {Name: tc.listed[1], ModifiedAt: when}}, list); d != "" {
 				t.Errorf("models (-want +got):\n%s", d)
 			}
+			// Asked without the tag, as a person types it.
 			d, err := c.ShowModel(context.Background(), "Qwen/Qwen3-8B")
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := llm.Capabilities{Known: false, Chat: true, Tools: true}
-			if d.Capabilities.Known != want.Known || !d.Capabilities.Chat || !d.Capabilities.Tools || d.ContextLength != tc.ctxLen {
+			// Without Ollama's capabilities, tools are assumed; with them,
+			// this model has none.
+			if d.Capabilities.Known != tc.known || !d.Capabilities.Chat || d.Capabilities.Tools == tc.known || d.ContextLength != 32768 {
 				t.Errorf("details %+v", d)
+			}
+			if _, err := c.ShowModel(context.Background(), "other:latest"); err != nil {
+				t.Errorf("tagged name: %v", err)
 			}
 			_, err = c.ShowModel(context.Background(), "missing")
 			e := wiretest.AsError(t, err, llm.KindModelNotFound)
 			if e.Model != "missing" || !strings.Contains(err.Error(), "olly models") {
 				t.Errorf("error %v", err)
+			}
+			// One list for the whole command, not one per model shown.
+			n := 0
+			for _, r := range srv.Requests() {
+				if r.Path == "/v1/models" {
+					n++
+				}
+			}
+			if want := map[bool]int{true: 1, false: 1}[tc.known]; n != want {
+				t.Errorf("/v1/models fetched %d times, want %d", n, want)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -53,7 +54,9 @@ func StreamKind(se ServerError) llm.ErrorKind {
 // fit the context window. The phrasings are those of OpenAI and vLLM ("This
 // model's maximum context length is 8192 tokens"), llama.cpp ("the request
 // exceeds the available context size"), Ollama ("input length exceeds the
-// context length") and LM Studio ("... when context the overflows").
+// context length", and with "shift": false "the prompt is longer than the
+// context length currently available to the model") and LM Studio ("...
+// when context the overflows").
 func MentionsContextOverflow(se ServerError) bool {
 	if se.Code == "context_length_exceeded" || se.Type == "exceed_context_size_error" {
 		return true
@@ -62,7 +65,7 @@ func MentionsContextOverflow(se ServerError) bool {
 	if !strings.Contains(m, "context") {
 		return false
 	}
-	for _, w := range []string{"exceed", "maximum context length", "overflow", "too long"} {
+	for _, w := range []string{"exceed", "maximum context length", "overflow", "too long", "longer than the context"} {
 		if strings.Contains(m, w) {
 			return true
 		}
@@ -90,4 +93,52 @@ func MentionsModelNotFound(se ServerError) bool {
 func PlainMessage(body []byte) string {
 	s := strings.Join(strings.Fields(string(body)), " ")
 	return llm.QuoteLine([]byte(s))
+}
+
+// NestedError reads an error text that is itself a JSON error body — what
+// Ollama sends when it passes on the llama-server runner's error
+// ({"error":"{\"error\":{\"code\":400,\"message\":…,\"type\":…}}"}).
+// It reports false for any other text.
+func NestedError(text string) (ServerError, bool) {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "{") {
+		return ServerError{}, false
+	}
+	var body struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+	}
+	if json.Unmarshal([]byte(t), &body) != nil {
+		return ServerError{}, false
+	}
+	var s string
+	if json.Unmarshal(body.Error, &s) == nil && s != "" {
+		return ServerError{Message: s}, true
+	}
+	var o struct {
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
+	}
+	if json.Unmarshal(body.Error, &o) == nil && o.Message != "" {
+		return ServerError{Message: o.Message, Type: o.Type, Code: codeString(o.Code)}, true
+	}
+	if body.Message != "" {
+		return ServerError{Message: body.Message, Type: body.Type}, true
+	}
+	return ServerError{}, false
+}
+
+// codeString renders an error code that may be a string or a number.
+func codeString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) == nil {
+		return n.String()
+	}
+	return ""
 }

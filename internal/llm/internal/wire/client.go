@@ -69,10 +69,15 @@ func (c *Client) Canceled(ctx context.Context, call *Call) *llm.Error {
 }
 
 // ReadErr classifies a failure reading a response body: the caller's
-// context ending is a cancellation, anything else a dropped connection.
+// context ending is a cancellation, a body gone silent a timeout, anything
+// else a dropped connection.
 func (c *Client) ReadErr(ctx context.Context, call *Call, err error) *llm.Error {
 	if ctx.Err() != nil {
 		return c.Canceled(ctx, call)
+	}
+	var te *llm.TimeoutError
+	if errors.As(err, &te) {
+		return c.Err(call, llm.KindTimeout, 0, "", te)
 	}
 	return c.Err(call, llm.KindConnection, 0, "", err)
 }
@@ -140,21 +145,31 @@ func encode(v any) ([]byte, error) {
 }
 
 // attempt makes one request. A non-2xx response is read, closed and turned
-// into an error.
+// into an error. A 2xx response's body is watched for silence (see
+// timeout.go); closing it releases the attempt.
 func (c *Client) attempt(ctx context.Context, call *Call, body []byte) (*http.Response, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(ctx, call.Method, c.BaseURL+call.Path, rd)
+	actx, cancel, headers := c.attemptContext(ctx)
+	req, err := http.NewRequestWithContext(actx, call.Method, c.BaseURL+call.Path, rd)
 	if err != nil {
+		cancel(nil)
 		return nil, c.Err(call, llm.KindBadRequest, 0, "", err)
 	}
 	c.setHeaders(req, call, body != nil)
 	resp, err := c.HTTP.Do(req)
+	if headers != nil {
+		headers.Stop()
+	}
 	if err != nil {
+		defer cancel(nil)
 		if ctx.Err() != nil {
 			return nil, c.Canceled(ctx, call)
+		}
+		if te := timeoutCause(actx); te != nil {
+			return nil, c.Err(call, llm.KindTimeout, 0, "", te)
 		}
 		var ue *url.Error
 		if errors.As(err, &ue) {
@@ -163,8 +178,10 @@ func (c *Client) attempt(ctx context.Context, call *Call, body []byte) (*http.Re
 		return nil, c.Err(call, llm.KindConnection, 0, "", err)
 	}
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		resp.Body = newIdleBody(resp.Body, actx, cancel, c.Timeouts.Idle)
 		return resp, nil
 	}
+	defer cancel(nil)
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	return nil, c.statusErr(call, resp.StatusCode, data)

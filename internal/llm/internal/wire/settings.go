@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"net"
 	"net/http"
+	"time"
 
 	"github.com/olly-agent/olly/internal/llm"
 )
@@ -21,6 +23,10 @@ type Settings struct {
 	Token     string
 	UserAgent string
 	Retry     llm.RetryPolicy
+	// Timeouts bound the waits for the server (see llm.Timeouts). The
+	// connect timeout applies only to the default HTTP client; the
+	// response and idle timeouts apply to any.
+	Timeouts llm.Timeouts
 }
 
 // Spec is what distinguishes one dialect's client when it is built.
@@ -45,12 +51,20 @@ func NewClient[O ~func(*Settings)](baseURL string, spec Spec, opts []O) (Client,
 	if err != nil {
 		return Client{}, err
 	}
-	set := Settings{UserAgent: DefaultUserAgent, Retry: llm.DefaultRetry()}
+	set := Settings{UserAgent: DefaultUserAgent, Retry: llm.DefaultRetry(), Timeouts: llm.DefaultTimeouts()}
 	for _, o := range opts {
 		o(&set)
 	}
 	if set.HTTP == nil {
-		set.HTTP = &http.Client{}
+		set.HTTP = &http.Client{Transport: transport(set.Timeouts.Connect)}
 	}
 	return Client{BaseURL: root, Dialect: spec.Dialect, Settings: set, ParseError: spec.ParseError}, nil
+}
+
+// transport is the default transport with a bound on connecting.
+func transport(connect time.Duration) http.RoundTripper {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
+	t.DialContext = d.DialContext
+	return t
 }

@@ -14,9 +14,9 @@ import (
 // errClosed is the cause reported by Recv after Close.
 var errClosed = errors.New("stream closed by the caller")
 
-// ErrEndedEarly is the cause when a stream ends before its final chunk: the
-// server or a proxy cut it, and what arrived is incomplete.
-var ErrEndedEarly = errors.New("stream ended early, before the final chunk")
+// ErrEndedEarly is the cause when a stream ends before its final chunk
+// (llm.ErrEndedEarly).
+var ErrEndedEarly = llm.ErrEndedEarly
 
 // Body is the open body of a streamed response: the shared part of both
 // dialects' streams. It remembers the first final error, closes the
@@ -77,7 +77,7 @@ func (b *Body) Close() error {
 
 // ReadFailure classifies an error from Lines.Next: end of input before the
 // final chunk, a line over the limit, the caller's context ending, Close,
-// or a dropped connection.
+// a body gone silent, or a dropped connection.
 func (b *Body) ReadFailure(err error) *llm.Error {
 	switch {
 	case b.ctx.Err() != nil:
@@ -85,11 +85,14 @@ func (b *Body) ReadFailure(err error) *llm.Error {
 	case b.closed.Load():
 		return b.w.Err(b.call, llm.KindCanceled, 0, "", errClosed)
 	case errors.Is(err, io.EOF):
-		return b.w.Err(b.call, llm.KindConnection, 0, "", ErrEndedEarly)
+		// The server was reached and answered 200: a server error, not
+		// a connection one ("cannot reach" would send the person to
+		// check a server that is running).
+		return b.w.Err(b.call, llm.KindServer, 0, "", endedEarly{lines: b.Lines.Line()})
 	case errors.Is(err, ErrLineTooLong):
 		return b.w.Err(b.call, llm.KindMalformedStream, 0, "", err)
 	default:
-		return b.w.Err(b.call, llm.KindConnection, 0, "", err)
+		return b.w.ReadErr(b.ctx, b.call, err)
 	}
 }
 
@@ -125,3 +128,18 @@ type lineErr struct {
 
 func (e lineErr) Error() string { return "line " + strconv.Itoa(e.n) + ": " + e.err.Error() }
 func (e lineErr) Unwrap() error { return e.err }
+
+// endedEarly says how much of a stream arrived before it ended early.
+type endedEarly struct{ lines int }
+
+func (e endedEarly) Error() string {
+	if e.lines == 0 {
+		return ErrEndedEarly.Error() + ": the response body was empty"
+	}
+	lines := strconv.Itoa(e.lines) + " lines"
+	if e.lines == 1 {
+		lines = "1 line"
+	}
+	return ErrEndedEarly.Error() + " (after " + lines + ", none of them final; Ollama ends a response like this when it stops a model that keeps repeating itself)"
+}
+func (e endedEarly) Unwrap() error { return ErrEndedEarly }

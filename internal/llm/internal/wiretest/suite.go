@@ -25,14 +25,83 @@ type Dialect struct {
 	// NewClient builds a client for srv whose retries record their waits
 	// (see NewClient).
 	NewClient func(t testing.TB, srv *llmtest.Server) (llm.Provider, *llmtest.Sleeps)
+	// NewClientTimeouts is NewClient with the given timeouts.
+	NewClientTimeouts func(t testing.TB, srv *llmtest.Server, to llm.Timeouts) (llm.Provider, *llmtest.Sleeps)
 }
 
-// NewDialect describes a client by its dialect name, chat path, New and
-// WithRetry.
-func NewDialect[C llm.Provider, O any](name, chatPath string, newClient func(string, ...O) (C, error), withRetry func(llm.RetryPolicy) O) Dialect {
-	return Dialect{Name: name, ChatPath: chatPath, NewClient: func(t testing.TB, srv *llmtest.Server) (llm.Provider, *llmtest.Sleeps) {
-		return NewClient(t, srv, newClient, withRetry)
-	}}
+// NewDialect describes a client by its dialect name, chat path, New,
+// WithRetry and WithTimeouts.
+func NewDialect[C llm.Provider, O any](name, chatPath string, newClient func(string, ...O) (C, error), withRetry func(llm.RetryPolicy) O, withTimeouts func(llm.Timeouts) O) Dialect {
+	return Dialect{Name: name, ChatPath: chatPath,
+		NewClient: func(t testing.TB, srv *llmtest.Server) (llm.Provider, *llmtest.Sleeps) {
+			return NewClient(t, srv, newClient, withRetry)
+		},
+		NewClientTimeouts: func(t testing.TB, srv *llmtest.Server, to llm.Timeouts) (llm.Provider, *llmtest.Sleeps) {
+			return NewClient(t, srv, newClient, withRetry, withTimeouts(to))
+		}}
+}
+
+// Timeouts checks the two ways a server stalls. One that sends no
+// headers is given up after Timeouts.Response, retried by the policy, and
+// then reported as KindTimeout saying how long nothing came; one that
+// sends a chunk and then nothing fails Recv after Timeouts.Idle, without a
+// retry (half the answer was delivered).
+func Timeouts(t *testing.T, d Dialect) {
+	to := llm.Timeouts{Response: 50 * time.Millisecond, Idle: 50 * time.Millisecond}
+	t.Run("no headers", func(t *testing.T) {
+		srv := NewServer(t)
+		srv.Enqueue(llmtest.Hang(), llmtest.Hang(), llmtest.Hang(), llmtest.Hang())
+		c, sleeps := d.NewClientTimeouts(t, srv, to)
+		var err error
+		Within(t, "Chat", func() { _, err = c.Chat(context.Background(), ChatReq(Model)) })
+		e := AsError(t, err, llm.KindTimeout)
+		var te *llm.TimeoutError
+		if !errors.As(err, &te) || !te.Headers || !strings.Contains(err.Error(), "sent nothing for 0 s (timeouts.response)") || e.StatusCode != 0 {
+			t.Errorf("error %v", err)
+		}
+		if len(sleeps.Waits()) != 3 || srv.Pending() != 0 {
+			t.Errorf("retries %v, pending %d", sleeps.Waits(), srv.Pending())
+		}
+		if !errors.Is(err, llm.ErrTimeout) || strings.Contains(err.Error(), "cannot reach") {
+			t.Errorf("error %v", err)
+		}
+	})
+	t.Run("idle stream", func(t *testing.T) {
+		srv := NewServer(t)
+		srv.Enqueue(llmtest.Reply(llmtest.Text("partial"), llmtest.Stall()))
+		c, sleeps := d.NewClientTimeouts(t, srv, to)
+		s, err := c.Chat(context.Background(), ChatReq(Model))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if ch, err := s.Recv(); err != nil || ch.Content != "partial" {
+			t.Fatalf("first chunk %+v, %v", ch, err)
+		}
+		Within(t, "Recv", func() { _, err = s.Recv() })
+		AsError(t, err, llm.KindTimeout)
+		if !strings.Contains(err.Error(), "sent nothing more for 0 s (timeouts.idle)") || len(sleeps.Waits()) != 0 {
+			t.Errorf("error %v, retries %v", err, sleeps.Waits())
+		}
+		WaitReleased(t, srv, "the stalled response was not released")
+	})
+	t.Run("slow but steady stream", func(t *testing.T) {
+		srv := NewServer(t)
+		parts := []llmtest.Part{}
+		for range 6 {
+			parts = append(parts, llmtest.Delay(20*time.Millisecond), llmtest.Text("x"))
+		}
+		srv.Enqueue(llmtest.Reply(parts...))
+		c, _ := d.NewClientTimeouts(t, srv, to)
+		chunks := Chat(t, c, ChatReq(Model))
+		text := ""
+		for _, ch := range chunks {
+			text += ch.Content
+		}
+		if text != "xxxxxx" {
+			t.Errorf("text %q: a stream whose pieces come within the idle timeout must not time out", text)
+		}
+	})
 }
 
 // CancelWhileWaiting cancels a chat whose server never answers: Chat
@@ -188,8 +257,9 @@ type FailureCase struct {
 	Kind  llm.ErrorKind
 	// Line is the quoted line the error must carry ("" for none).
 	Line string
-	// InError are substrings of the error's text.
-	InError []string
+	// InError are substrings of the error's text; NotInError must not be.
+	InError    []string
+	NotInError []string
 	// Cause, when set, must be in the error's chain.
 	Cause error
 }
@@ -232,6 +302,11 @@ func checkFailure(t *testing.T, err error, tc FailureCase) {
 	for _, sub := range tc.InError {
 		if !strings.Contains(err.Error(), sub) {
 			t.Errorf("error %q does not contain %q", err, sub)
+		}
+	}
+	for _, sub := range tc.NotInError {
+		if strings.Contains(err.Error(), sub) {
+			t.Errorf("error %q contains %q", err, sub)
 		}
 	}
 	if tc.Cause != nil && !errors.Is(err, tc.Cause) {
