@@ -53,6 +53,8 @@ type harnessOpt struct {
 	diag    Diagnostics
 	ctxLen  int
 	clock   Clock // nil: tickers that never tick (deltas only at stream ends)
+	// model are more options of the fake's model (NoShift, ContentOverCalls…).
+	model []llmtest.ModelOption
 }
 
 func newHarness(t *testing.T, native bool, o harnessOpt) *harness {
@@ -76,7 +78,7 @@ func newHarness(t *testing.T, native bool, o harnessOpt) *harness {
 	if o.ctxLen == 0 {
 		o.ctxLen = 40960
 	}
-	h.srv.AddModel(testModel, llmtest.Caps(caps...), llmtest.ContextLength(o.ctxLen))
+	h.srv.AddModel(testModel, append([]llmtest.ModelOption{llmtest.Caps(caps...), llmtest.ContextLength(o.ctxLen)}, o.model...)...)
 	var prov llm.Provider
 	if o.dialect == "openai" {
 		prov, err = openai.New(h.srv.URL(), openai.WithRetry(llm.RetryPolicy{}))

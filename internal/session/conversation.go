@@ -55,8 +55,11 @@ type entry struct {
 	control string
 	// toolName and callID identify a result.
 	toolName, callID string
-	// calls are an assistant message's tool calls.
+	// calls are an assistant message's tool calls; own is the text the
+	// model itself wrote with them ("" when it wrote none), which is all a
+	// native message with calls carries (see renderer.assistant).
 	calls []llm.ToolCall
+	own   string
 }
 
 // Conversation is the model's view of a session, built by applying the
@@ -91,7 +94,7 @@ func (c *Conversation) Apply(ev event.Event) {
 			e.text = p.Text
 		}
 	case event.AssistantMessage:
-		e = entry{kind: entryAssistant, text: historyContent(p), calls: p.ToolCalls}
+		e = entry{kind: entryAssistant, text: historyContent(p), calls: p.ToolCalls, own: ownText(p)}
 	case event.ToolResult:
 		e = entry{kind: entryResult, text: p.Content, toolName: p.ToolName, callID: p.ToolCallID}
 	case event.ControlMessage:
@@ -134,6 +137,19 @@ func historyContent(p event.AssistantMessage) string {
 		return ToolCallSummary(p.ToolCalls)
 	}
 	return ReasoningCompleted
+}
+
+// ownText is the text the model wrote in a response that called tools: the
+// displayed text, or — for events that carry only a history content — that
+// content unless it is the agent's summary of the calls.
+func ownText(p event.AssistantMessage) string {
+	if len(p.ToolCalls) == 0 || p.Text != "" {
+		return p.Text
+	}
+	if p.Content == ToolCallSummary(p.ToolCalls) {
+		return ""
+	}
+	return p.Content
 }
 
 // compact replaces the entries before firstKept with the summary. An

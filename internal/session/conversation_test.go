@@ -44,7 +44,9 @@ func TestConversationFormats(t *testing.T) {
 	c := BuildConversation(seqEvents(turn...))
 	native := []llm.Message{
 		{Role: llm.RoleUser, Content: "Contents of a.go …\n\nfix @a.go"},
-		{Role: llm.RoleAssistant, Content: "I read a.go and searched for 'Parse'", ToolCalls: []llm.ToolCall{read, grep}},
+		// Only the model's own text (none) goes with native calls: the
+		// summary is for the text format.
+		{Role: llm.RoleAssistant, Content: "", ToolCalls: []llm.ToolCall{read, grep}},
 		{Role: llm.RoleTool, Content: "package a", ToolName: "read_file", ToolCallID: "c1"},
 		{Role: llm.RoleTool, Content: "── a.go ──", ToolName: "search_workspace", ToolCallID: "c2"},
 		// The stale note and reminder (the model answered after them) are
@@ -78,13 +80,22 @@ func TestConversationEdgeCases(t *testing.T) {
 		want   []llm.Message
 	}{
 		{
-			name:   "empty assistant content gets the call summary, or the reasoning marker",
+			name:   "native calls carry no summary; an empty answer gets the reasoning marker",
 			events: []event.Payload{event.AssistantMessage{ToolCalls: []llm.ToolCall{w}}, event.ToolResult{ToolCallID: "w1", ToolName: "write_file", Content: "ok"}, event.AssistantMessage{}},
 			format: FormatNative,
 			want: []llm.Message{
-				{Role: llm.RoleAssistant, Content: "I wrote b.go", ToolCalls: []llm.ToolCall{w}},
+				{Role: llm.RoleAssistant, Content: "", ToolCalls: []llm.ToolCall{w}},
 				{Role: llm.RoleTool, Content: "ok", ToolName: "write_file", ToolCallID: "w1"},
 				{Role: llm.RoleAssistant, Content: ReasoningCompleted},
+			},
+		},
+		{
+			name:   "the model's own text goes with native calls; legacy events with only a content keep it",
+			events: []event.Payload{event.AssistantMessage{Text: "Let me look.", Content: "Let me look.", ToolCalls: []llm.ToolCall{r}}, event.ToolResult{ToolCallID: "r1", ToolName: "read_file", Content: "x"}},
+			format: FormatNative,
+			want: []llm.Message{
+				{Role: llm.RoleAssistant, Content: "Let me look.", ToolCalls: []llm.ToolCall{r}},
+				{Role: llm.RoleTool, Content: "x", ToolName: "read_file", ToolCallID: "r1"},
 			},
 		},
 		{

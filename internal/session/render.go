@@ -101,6 +101,11 @@ func (r *renderer) assistant(e *entry) llm.Message {
 		m.Content = strings.TrimRight(m.Content, "\n") + "\n[Called:] " + strings.Join(names, ", ")
 		return m
 	}
+	// Native: only the model's own text goes with the calls, "" when it
+	// wrote none. Chat templates of the qwen2.5 family render a non-empty
+	// content *instead of* the tool calls, so a summary here ("I ran
+	// `echo …`") would hide from the model the call it made.
+	m.Content = e.own
 	m.ToolCalls = append([]llm.ToolCall(nil), e.calls...)
 	r.open = append(r.open[:0], e.calls...)
 	return m
