@@ -88,7 +88,7 @@ func (a *Agent) askClassification(ctx context.Context, model, prompt string) (st
 	// is a few dozen bytes, so far more is not a classification.
 	return a.ask(ctx, oneShot{model: model, system: sys.String(), user: preview(prompt, dispatchPromptMax),
 		numCtx: a.cfg.numCtx(model, d), thinks: d.Capabilities.Thinking, temperature: 0, numPredict: dispatchNumPredict,
-		keepAlive: cmp.Or(a.cfg.KeepAlive, dispatchKeepAlive), format: json.RawMessage(`"json"`), limit: 16 << 10})
+		keepAlive: cmp.Or(a.cfg.KeepAlive, dispatchKeepAlive), format: json.RawMessage(`"json"`), limit: 16 << 10, retry: true})
 }
 
 // fallbackDispatch is the classification used when there is none: mixed

@@ -29,6 +29,10 @@ type oneShot struct {
 	format json.RawMessage
 	// limit bounds the answer in bytes (0: no bound).
 	limit int
+	// retry asks once more when the server ended the answer before
+	// anything arrived (the classification and the title: short calls
+	// with a fallback, where a second try is cheap).
+	retry bool
 }
 
 // ask makes a one-shot call and returns the answer's text.
@@ -43,12 +47,23 @@ func (a *Agent) ask(ctx context.Context, q oneShot) (string, error) {
 	if q.thinks {
 		req.Think = &llm.Think{Enabled: false}
 	}
-	return a.complete(ctx, req, q.limit)
+	text, err := a.complete(ctx, req, q.limit)
+	if q.retry && errors.Is(err, llm.ErrEndedEarly) && ctx.Err() == nil {
+		// A model that repeated itself until the server stopped it
+		// (before anything useful arrived) is likely to do it again with
+		// the same sampling: the retry discourages repeats.
+		req.Options.RepeatPenalty = llm.Ptr(1.3)
+		text, err = a.complete(ctx, req, q.limit)
+	}
+	return text, err
 }
 
 // complete runs a request and returns its answer text (reasoning
 // dropped). limit > 0 bounds the answer: a longer one is an error, so a
-// model that rambles cannot hold a short call up.
+// model that rambles cannot hold a short call up. A stream the server
+// ended early (it stopped a model that was repeating itself — a JSON
+// answer followed by endless blank lines is typical) gives the text that
+// arrived, if any.
 func (a *Agent) complete(ctx context.Context, req *llm.ChatRequest, limit int) (string, error) {
 	stream, err := a.provider.Chat(ctx, req)
 	if err != nil {
@@ -59,6 +74,9 @@ func (a *Agent) complete(ctx context.Context, req *llm.ChatRequest, limit int) (
 	for {
 		c, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
+			return b.String(), nil
+		}
+		if errors.Is(err, llm.ErrEndedEarly) && strings.TrimSpace(b.String()) != "" {
 			return b.String(), nil
 		}
 		if err != nil {

@@ -46,3 +46,80 @@ func TestNativeCallsStayVisibleWithContentOverCallsTemplates(t *testing.T) {
 	}
 	h.checkHistory()
 }
+
+// A stream that ends without its final chunk after text and a call (Ollama
+// stopping a model that repeats itself) is the answer: a warning says so,
+// the call runs, the turn goes on. One that ends before anything arrived is
+// a server error that says what came, never "cannot reach".
+func TestStreamEndedEarly(t *testing.T) {
+	for _, native := range []bool{true, false} {
+		t.Run(formatName(native), func(t *testing.T) {
+			h := newHarness(t, native, harnessOpt{})
+			h.srv.Enqueue(
+				llmtest.Reply(llmtest.Text("Writing it now."), h.call("write_file", `{"path": "a.txt", "content": "x"}`), llmtest.Text("\n\n\n\n"), llmtest.EndEarly()),
+				llmtest.Reply(llmtest.Text("Done. [TASK_COMPLETE]")),
+			)
+			res := h.prompt("create a.txt containing x")
+			if res.Status != event.FinishDone {
+				t.Fatalf("result %+v", res)
+			}
+			if got, _ := h.read("a.txt"); got != "x" {
+				t.Errorf("a.txt = %q: the call that arrived before the end did not run", got)
+			}
+			var early []event.Warning
+			for _, w := range payloads[event.Warning](h.live) {
+				if w.Code == "ended_early" {
+					early = append(early, w)
+				}
+			}
+			if len(early) != 1 || !strings.HasPrefix(early[0].Message, "The server stopped the model: it was repeating itself.") {
+				t.Errorf("warnings %+v", early)
+			}
+			h.checkHistory()
+
+			h.srv.Enqueue(llmtest.Reply(llmtest.Thinking("hmm"), llmtest.EndEarly()))
+			res = h.prompt("again")
+			errs := payloads[event.Error](h.live)
+			if res.Status != event.FinishFailed || len(errs) != 1 || errs[0].Kind != "server" ||
+				!strings.Contains(errs[0].Message, "stream ended early") || strings.Contains(errs[0].Message, "cannot reach") {
+				t.Errorf("result %+v, errors %+v", res, errs)
+			}
+		})
+	}
+}
+
+// The classification's JSON call against a model that repeats blank lines
+// after its object: the object that arrived is the answer; a call that
+// ends before anything arrived is asked once more, then falls back.
+func TestClassificationSurvivesAnEarlyEnd(t *testing.T) {
+	cases := []struct {
+		name    string
+		replies []llmtest.Response
+		intent  string
+	}{
+		{"object then blank lines", []llmtest.Response{llmtest.Reply(llmtest.Text(`{"intent": "analyze", "needsWrite": false, "reasoning": "a question"}`), llmtest.Text("\n\n\n"), llmtest.EndEarly())}, event.IntentAnalyze},
+		{"nothing, then an answer", []llmtest.Response{llmtest.Reply(llmtest.EndEarly()), llmtest.Reply(llmtest.Text(`{"intent": "analyze", "needsWrite": false}`))}, event.IntentAnalyze},
+		{"nothing twice: fallback", []llmtest.Response{llmtest.Reply(llmtest.EndEarly()), llmtest.Reply(llmtest.EndEarly())}, event.IntentMixed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, true, harnessOpt{cfg: Config{Classify: true}})
+			a := h.agent
+			h.srv.Enqueue(tc.replies...)
+			d := a.classify(t.Context(), testModel, "what does main.go do?")
+			if d.Intent != tc.intent || h.srv.Pending() != 0 {
+				t.Errorf("dispatch %+v, %d replies unused", d, h.srv.Pending())
+			}
+			if n := len(h.chats()); n != len(tc.replies) {
+				t.Errorf("%d requests, want %d", n, len(tc.replies))
+			}
+		})
+	}
+}
+
+func formatName(native bool) string {
+	if native {
+		return "native"
+	}
+	return "text"
+}

@@ -263,6 +263,10 @@ func (r *run) stream(ctx context.Context) *streamResult {
 	for r.overflowed(ctx, res) {      // compact.go: it did not fit after all: compacted (once), send it again
 		res = s.run(ctx, r.prepare(ctx))
 	}
+	if res.endedEarly {
+		_ = r.emit(ctx, event.Warning{Code: "ended_early",
+			Message: "The server stopped the model: it was repeating itself. olly kept what had arrived and carries on."})
+	}
 	return res
 }
 

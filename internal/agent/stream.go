@@ -40,6 +40,10 @@ type streamResult struct {
 	// instead when the turn's context ended.
 	err      error
 	canceled bool
+	// endedEarly: the server ended the stream without its final chunk
+	// after text or tool calls had arrived (Ollama stops a model that
+	// repeats itself this way). What arrived is the response.
+	endedEarly bool
 }
 
 // streamer runs one request and turns its chunks into display events.
@@ -64,6 +68,7 @@ type streamState struct {
 
 	thinkStart, thinkLast time.Time
 	thinkOpen             bool // reasoning seen, its block not yet emitted
+	got                   bool // answer text or a tool call arrived
 	blockLen              int  // length of the thinking in the last emitted block
 	// callShown and callName: the spinner line of the text call being
 	// written was shown for that name.
@@ -105,6 +110,14 @@ func (st *streamState) fail(ctx context.Context, err error) {
 		st.res.canceled = true
 		return
 	}
+	if st.got && errors.Is(err, llm.ErrEndedEarly) {
+		// Ollama ends the stream this way when it stops a model that
+		// repeats itself: the answer is what arrived, and the loop's
+		// repetition handling (duplicate calls, nudges) takes it from
+		// there. Nothing arrived: a server error, reported as such.
+		st.res.endedEarly = true
+		return
+	}
 	st.res.err = err
 }
 
@@ -120,6 +133,9 @@ func (st *streamState) chunk(c *llm.ChatChunk) {
 		if vis := st.strip.Write(c.Thinking); vis != "" {
 			st.pump.addThinking(vis)
 		}
+	}
+	if c.Content != "" || len(c.ToolCalls) > 0 {
+		st.got = true
 	}
 	if c.Content != "" {
 		if st.thinkOpen && strings.TrimSpace(c.Content) != "" {

@@ -92,7 +92,7 @@ func (g *TitleGenerator) GenerateTitle(ctx context.Context, prompt, sessionModel
 		return "", fmt.Errorf("title model %s: %w", model, err)
 	}
 	text, err := g.a.ask(ctx, oneShot{model: model, system: titlesPrompt, user: preview(prompt, titlePromptRunes),
-		numCtx: g.a.cfg.numCtx(model, d), thinks: d.Capabilities.Thinking, temperature: 0.2, numPredict: titleMaxTokens})
+		numCtx: g.a.cfg.numCtx(model, d), thinks: d.Capabilities.Thinking, temperature: 0.2, numPredict: titleMaxTokens, retry: true})
 	if err != nil {
 		return "", fmt.Errorf("title model %s: %w", model, err)
 	}
