@@ -98,9 +98,19 @@ func (r Route) String() string {
 //
 // Critical always reaches a person, even with auto-approve on (seed 000,
 // "Approval Decision"), and is never approved unattended, even with --yes.
-// The toggles cover only their own kind: a directory outside the workspace
-// is granted only by an answer (or --yes when unattended).
+// The toggles cover only their own kind, and a directory outside the
+// workspace is granted only by a person's answer: never by a toggle, never
+// by --yes (--add-dir and workspace.extraRoots widen it in advance).
 func (p Policy) Route(kind string, sev safety.Severity) (route Route, reason string) {
+	if kind == event.ApprovalDirectory {
+		// Only a person widens the workspace: a model steered by hostile
+		// repository content must not reach files outside it because the
+		// run was started with --yes or a toggle is on.
+		if p.Unattended {
+			return AutoDeny, "olly is running without a person to ask, and only a person may let it read or write outside the workspace, even with --yes; rerun with --add-dir DIR to include the directory"
+		}
+		return Ask, ""
+	}
 	if sev >= safety.Critical {
 		if p.Unattended {
 			return AutoDeny, "olly is running without a person to ask, and critical actions are never approved without one, even with --yes"

@@ -18,43 +18,50 @@ import (
 // its directory for the session (workspace.Allow), or returns false when
 // err is not about such a path. what says what the tool wants to do there
 // ("read", "write").
+//
+// A directory grant is always critical: only a person widens the
+// workspace. --yes, auto-approve and any approval mode below critical never
+// grant it (a model steered by hostile repository content would otherwise
+// read secrets or plant files outside it); --add-dir and the user-level
+// workspace.extraRoots widen the workspace in advance instead.
 func outsideRequest(err error, what string) (*approval.Request, *workspace.OutsideError, bool) {
 	var out *workspace.OutsideError
 	if !errors.As(err, &out) || out.Dir == "" {
 		return nil, nil, false
 	}
 	home, _ := os.UserHomeDir()
-	sev := dirSeverity(out.Dir, home)
 	req := &approval.Request{
 		Kind:     event.ApprovalDirectory,
 		FilePath: out.Dir,
-		Severity: sev,
+		Severity: safety.Critical,
+		Rule:     "outside-workspace",
 		Reason: fmt.Sprintf("The agent wants to %s %s, outside the workspace; approving lets it read and write in %s for the rest of this session",
 			what, out.Resolved, out.Dir),
 	}
-	if sev == safety.Critical {
+	if systemDir(out.Dir, home) {
 		req.Rule = "system-directory"
+		req.Reason += " (a system directory, the home directory or a folder of credentials)"
 	}
 	return req, out, true
 }
 
-// dirSeverity rates giving the agent a directory: critical for the file
-// system root, system directories, the home directory itself (or above
-// it) and the directories that hold credentials; high otherwise.
-func dirSeverity(dir, home string) safety.Severity {
+// systemDir reports whether giving the agent dir gives it the file system
+// root, system directories, the home directory itself (or above it) or
+// the directories that hold credentials.
+func systemDir(dir, home string) bool {
 	dir = filepath.Clean(dir)
 	if dir == string(filepath.Separator) {
-		return safety.Critical
+		return true
 	}
 	if home != "" {
 		home = filepath.Clean(home)
 		if home == dir || strings.HasPrefix(home, dir+string(filepath.Separator)) {
-			return safety.Critical
+			return true
 		}
-		for _, secret := range []string{".ssh", ".gnupg", ".aws", ".kube", ".docker", ".password-store"} {
+		for _, secret := range []string{".ssh", ".gnupg", ".aws", ".kube", ".docker", ".password-store", ".config/gcloud", ".netrc", ".git-credentials"} {
 			s := filepath.Join(home, secret)
 			if dir == s || strings.HasPrefix(dir, s+string(filepath.Separator)) {
-				return safety.Critical
+				return true
 			}
 		}
 	}
@@ -63,10 +70,10 @@ func dirSeverity(dir, home string) safety.Severity {
 			if strings.HasPrefix(dir, "/var/tmp") || strings.HasPrefix(dir, "/var/folders") {
 				continue
 			}
-			return safety.Critical
+			return true
 		}
 	}
-	return safety.High
+	return false
 }
 
 // allowOutside records an approved directory grant and resolves path again

@@ -257,7 +257,7 @@ func TestWriteFileOutsideAllowsTheDirectory(t *testing.T) {
 	}
 	target := filepath.Join(outside, "new", "x.txt")
 	req, res := h.answering("write_file", map[string]any{"path": target, "content": "hi\n"}, approval.Answer{Approve: true})
-	if req.Kind != event.ApprovalDirectory || req.FilePath != outside || req.Severity != "high" {
+	if req.Kind != event.ApprovalDirectory || req.FilePath != outside || req.Severity != "critical" || req.Rule != "outside-workspace" {
 		t.Fatalf("request = %+v", req)
 	}
 	mustContain(t, req.Diff, "+hi")
@@ -312,5 +312,42 @@ func TestWriteFileWithoutApproverDenies(t *testing.T) {
 	res := h.call("write_file", map[string]any{"path": ".env", "content": "A=2\n"})
 	if !res.Denied || read(t, filepath.Join(root(h.ws), ".env")) != "A=1\n" {
 		t.Fatalf("%+v", res)
+	}
+}
+
+// Only a person widens the workspace: --yes (unattended) and the
+// auto-approve toggles never let a file tool read or write outside it.
+func TestOutsideNeverAutoApproved(t *testing.T) {
+	policies := map[string]approval.Policy{
+		"--yes":   {Unattended: true, Yes: true},
+		"toggles": {Unattended: true, Yes: true, AutoApproveCommands: true, AutoApproveSensitiveEdits: true},
+	}
+	for name, policy := range policies {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, nil)
+			h.approver.SetPolicy("s1", policy)
+			outside, err := filepath.EvalSymlinks(t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			files(t, outside, map[string]string{"secret.txt": "s3cret\n"})
+
+			res := h.call("read_file", map[string]any{"path": filepath.Join(outside, "secret.txt")})
+			if !res.Denied || strings.Contains(res.Content, "s3cret") {
+				t.Fatalf("read outside under %s: %+v", name, res)
+			}
+			mustContain(t, res.Content, "--add-dir")
+			target := filepath.Join(outside, "planted.txt")
+			res = h.call("write_file", map[string]any{"path": target, "content": "x\n"})
+			if !res.Denied {
+				t.Fatalf("write outside under %s: %+v", name, res)
+			}
+			if _, err := os.Stat(target); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("the file outside was written under %s (stat: %v)", name, err)
+			}
+			if got := h.ws.Allowed(); len(got) != 0 {
+				t.Fatalf("allowed = %v", got)
+			}
+		})
 	}
 }
