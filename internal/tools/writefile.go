@@ -7,7 +7,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/olly-agent/olly/internal/atomicfile"
@@ -104,12 +103,13 @@ func (t WriteFile) Prepare(ctx context.Context, env *Env, args Args) (*Prepared,
 }
 
 // sensitivity says why an edit of p needs approval ("" when it does not):
-// the sensitive-file rules (session rules over agent.sensitiveFilePatterns,
-// last match wins), and always for files inside .git, which can make git
-// run programs (hooks, config).
+// at critical for the files git reads as configuration or repository
+// (gitSensitive), which no toggle or --yes approves; otherwise the
+// sensitive-file rules (session rules over agent.sensitiveFilePatterns,
+// last match wins).
 func sensitivity(env *Env, p workspace.Path) (why, rule string, sev safety.Severity) {
-	if slices.Contains(strings.Split(p.InRoot, "/"), ".git") {
-		return fmt.Sprintf("%s is inside .git: its hooks and config make git run programs", p.Rel), ".git", safety.High
+	if why, rule := gitSensitive(p); why != "" {
+		return why, rule, safety.Critical
 	}
 	global := env.FileRules
 	if global == nil {
