@@ -132,7 +132,7 @@ func analyzeCases() []analyzeCase {
 		{"crontab -r", "crontab -r", High, "crontab-remove", false},
 		{"history -c", "history -c", High, "history-clear", false},
 		{"rm outside", "rm /home/u/other/notes.txt", High, "delete-outside-workspace", false},
-		{"append bashrc", "echo 'export X=1' >> ~/.bashrc", High, "write-outside-workspace", false},
+		{"append bashrc", "echo 'export X=1' >> ~/.bashrc", Critical, "write-dotfile", false},
 		{"cp outside", "cp tool /opt/tool", High, "write-outside-workspace", false},
 		{"touch outside", "touch /opt/flag", High, "write-outside-workspace", false},
 		{"mkdir outside", "mkdir /opt/newdir", Medium, "create-outside-workspace", false},

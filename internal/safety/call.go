@@ -76,6 +76,7 @@ func (a *analyzer) run(c *call) traits {
 	if name.value == "" {
 		return 0
 	}
+	a.readsEnviron(c)
 	if strings.Contains(name.value, "/") {
 		a.runsFile(c, name)
 	}

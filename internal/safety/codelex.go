@@ -61,6 +61,27 @@ func callArgs(text string, from int, lang string) ([]string, bool) {
 		}
 		return splitTopLevel(text[j:end]), true
 	}
+	// perl and ruby call functions without parentheses: unlink glob(…),
+	// system $cmd, rmtree $ENV{HOME}. The arguments run to the end of the
+	// statement.
+	if c := text[j]; (lang == "perl" || lang == "ruby") && (c == '$' || c == '@' || c == '%' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+		end := j
+		for end < len(text) && !strings.ContainsRune(";\n}", rune(text[end])) {
+			switch text[end] {
+			case '\'', '"', '`':
+				end = skipQuoted(text, end)
+				continue
+			case '(', '[', '{':
+				end = matchClose(text, end) + 1
+				continue
+			}
+			end++
+		}
+		if end > len(text) {
+			end = len(text)
+		}
+		return splitTopLevel(text[j:end]), true
+	}
 	return nil, false
 }
 

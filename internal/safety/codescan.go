@@ -232,6 +232,11 @@ func (a *analyzer) codeExec(c *call, lang string, f field, name string, args []s
 			}
 		} else if restOK && len(rest) > 0 && (lang == "perl" || lang == "ruby" || argvOnly) {
 			argv = append(argv, rest...)
+		} else if !restOK && (lang == "perl" || lang == "ruby" || argvOnly) {
+			// system("rm", "-rf", $ENV{HOME}."/x"): an argv whose computed
+			// words are judged as computed, as "$x" would be in the shell.
+			a.runArgv(c, lang, args)
+			return
 		}
 	} else if list, ok := listOf(args[0], lang); ok && len(list) > 0 {
 		argv = list
@@ -277,4 +282,20 @@ func (a *analyzer) awkPipes(c *call, text string) {
 			}
 		}
 	}
+}
+
+// runArgv runs an argv given as code arguments: literals as they are,
+// anything else as a word only known at run time.
+func (a *analyzer) runArgv(c *call, lang string, args []string) {
+	fields := make([]field, 0, len(args))
+	for _, arg := range args {
+		if s, ok := literalOf(arg, lang); ok {
+			fields = append(fields, literal(s))
+			continue
+		}
+		fields = append(fields, field{src: strings.TrimSpace(arg), code: "${" + unknownVar + "}", dynamic: true, lead: true, globAt: -1, expEnd: 0})
+	}
+	ic := c.with(fields)
+	ic.io, ic.rd = nil, &redirs{}
+	a.run(ic)
 }

@@ -80,7 +80,19 @@ func (a *analyzer) dispatchRule(c *call, name string) traits {
 	case "cd", "pushd", "popd":
 		a.cd(c)
 	case "read", "mapfile", "readarray", "unset", "set", "shift", "getopts":
+		if name == "set" && len(c.args) == 1 {
+			a.printsEnv(c.text, name)
+		}
 		a.shellVars(c, name)
+	case "printenv":
+		a.printsEnv(c.text, name)
+	case "compgen":
+		for _, f := range c.args[1:] {
+			if f.value == "-e" || f.value == "-v" || f.value == "-A" {
+				a.printsEnv(c.text, name)
+				break
+			}
+		}
 	case "echo", "printf":
 		a.echo(c, name)
 	case "cat":
@@ -96,6 +108,13 @@ func (a *analyzer) dispatchRule(c *call, name string) traits {
 		a.rm(c.with(append([]field{c.args[0], literal("-rf")}, c.args[1:]...)))
 	case "tar", "bsdtar", "gtar", "unzip":
 		a.extract(c, strings.TrimPrefix(strings.TrimPrefix(name, "bsd"), "g"))
+	case "gzip", "gunzip", "pigz", "unpigz", "bzip2", "bunzip2", "pbzip2", "xz", "unxz", "lzma", "unlzma", "lzip",
+		"compress", "uncompress", "zstd", "unzstd", "zstdmt", "lz4", "unlz4":
+		a.compressor(c, name)
+	case "zip":
+		a.zip(c)
+	case "7z", "7za", "7zr", "rar":
+		a.sevenZip(c, name)
 	case "unlink":
 		a.unlink(c)
 	case "rmdir":

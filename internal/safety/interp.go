@@ -32,7 +32,7 @@ func (a *analyzer) interpreter(c *call, lang string) traits {
 		if lang == "deno" && strings.Contains(ia.script.value, "://") {
 			a.add(Medium, "run-remote-package", "Downloads and runs a remote script (deno run URL)", c.text, ia.script.src)
 		}
-		a.scriptFile(c, *ia.script)
+		a.scriptFile(c, *ia.script, false)
 	}
 	if ia.stdin {
 		if code, ok := a.stdinCode(c, lang); ok {

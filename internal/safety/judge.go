@@ -23,6 +23,7 @@ type pathOp struct {
 	effect    effect
 	recursive bool
 	force     bool
+	link      bool // creates a symbolic or hard link (ln): the path then reads as its target
 }
 
 // judge classifies f and records what op on it means; the same table
@@ -90,6 +91,12 @@ func (a *analyzer) judgeWrite(cmd string, f field, p place, op pathOp) {
 	if p.contents {
 		// An archive extracted into a directory writes files in it.
 		verb, what = "Writes files into", a.describe(inner)
+	}
+	if p.kind != placeSink && p.kind != placeUnknown && p.kind != placeDevice && !p.contents {
+		if rule, why := a.obeyedFile(p.path, op); rule != "" {
+			a.add(Critical, rule, sentence("%s %s, %s", verb, what, why), cmd, f.src)
+			return
+		}
 	}
 	switch p.kind {
 	case placeSink, placeWorkspace:

@@ -302,6 +302,41 @@ func roOptionPath(a string) (string, bool) {
 // inside reports whether the path p, as written, stays inside a root or an
 // allowed directory. Paths that do not climb ("src/*.go") stay in the
 // working directory.
+// ownRepo reports whether p, a -C or --work-tree directory (gitDir false)
+// or a --git-dir (gitDir true), is the workspace's own repository: a
+// workspace root, or a root's .git folder. Anything else may be a
+// repository the model planted, whose config git obeys.
+func (c roChecker) ownRepo(p string, gitDir bool) bool {
+	abs := c.abs(p)
+	if abs == "" {
+		return false
+	}
+	for _, r := range c.opts.Roots {
+		if gitDir && abs == filepath.Join(r, ".git") || !gitDir && abs == r {
+			return true
+		}
+	}
+	return false
+}
+
+// abs resolves p like the shell would (~, relative to Cwd), or "".
+func (c roChecker) abs(p string) string {
+	switch {
+	case p == "~" || strings.HasPrefix(p, "~/"):
+		if c.opts.Home == "" {
+			return ""
+		}
+		return filepath.Join(c.opts.Home, p[1:])
+	case strings.HasPrefix(p, "~"):
+		return ""
+	case filepath.IsAbs(p):
+		return filepath.Clean(p)
+	case c.opts.Cwd == "":
+		return ""
+	}
+	return filepath.Join(c.opts.Cwd, p)
+}
+
 func (c roChecker) inside(p string) bool {
 	switch p {
 	case "", "-", "/dev/null", "/dev/stdin", "/dev/stdout", "/dev/stderr":

@@ -25,7 +25,7 @@ func roRuleFor(name string) (roRule, bool) {
 		"rev", "paste", "join", "realpath", "readlink":
 		return roRule{}, true
 	case "echo", "pwd", "true", "false", ":", "whoami", "id", "groups", "uname", "nproc", "uptime",
-		"locale", "printenv", "type", "which", "seq", "sleep", "basename", "dirname", "tr", "expr",
+		"locale", "type", "which", "seq", "sleep", "basename", "dirname", "tr", "expr",
 		"test", "[", "ps", "free":
 		return roRule{noPaths: true}, true
 	case "printf":
@@ -50,8 +50,6 @@ func roRuleFor(name string) (roRule, bool) {
 		return roRule{check: roMaxOperands(1)}, true // a second operand is the output file
 	case "cd":
 		return roRule{check: roCd}, true
-	case "env":
-		return roRule{noPaths: true, check: roMaxOperands(-1)}, true // with arguments it runs a program
 	case "command":
 		return roRule{noPaths: true, check: roCommand}, true
 	case "date":
@@ -224,13 +222,13 @@ func roGit(c roChecker, args []string) string {
 		a := args[i]
 		switch {
 		case a == "-C" || a == "--git-dir" || a == "--work-tree":
-			if i+1 >= len(args) || !c.inside(args[i+1]) {
-				return a + " points outside the workspace"
+			if i+1 >= len(args) || !c.ownRepo(args[i+1], a == "--git-dir") {
+				return a + " points somewhere other than the workspace's own repository, whose configuration git would obey"
 			}
 			i++
 		case strings.HasPrefix(a, "--git-dir=") || strings.HasPrefix(a, "--work-tree="):
-			if _, v, _ := strings.Cut(a, "="); !c.inside(v) {
-				return a + " points outside the workspace"
+			if name, v, _ := strings.Cut(a, "="); !c.ownRepo(v, name == "--git-dir") {
+				return a + " points somewhere other than the workspace's own repository, whose configuration git would obey"
 			}
 		case a == "--no-pager" || a == "-P" || a == "--no-replace-objects" || a == "--literal-pathspecs" ||
 			a == "--glob-pathspecs" || a == "--noglob-pathspecs" || a == "--icase-pathspecs" || a == "--no-optional-locks":

@@ -73,7 +73,7 @@ func (a *analyzer) copyMove(c *call, move bool) {
 
 func (a *analyzer) ln(c *call) {
 	p := parseOpts(c.args[1:], optSpec{short: "tS", long: []string{"target-directory", "suffix"}})
-	op := pathOp{effect: effCreate}
+	op := pathOp{effect: effCreate, link: true}
 	if p.has("-f", "--force") {
 		op.effect = effOverwrite
 	}

@@ -21,8 +21,17 @@ func (a *analyzer) git(c *call) {
 				a.gitConfig(c, args[i+1])
 			}
 			i++
-		case "-C", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix", "--exec-path":
+		case "-C", "--git-dir", "--work-tree":
+			if i+1 < len(args) {
+				a.gitRepoOption(c, v, args[i+1])
+			}
 			i++
+		case "--namespace", "--config-env", "--super-prefix", "--exec-path":
+			i++
+		default:
+			if name, val, ok := strings.Cut(v, "="); ok && (name == "--git-dir" || name == "--work-tree") {
+				a.gitRepoOption(c, name, subField(args[i], val))
+			}
 		}
 	}
 	if i >= len(args) {
@@ -96,9 +105,7 @@ func (a *analyzer) git(c *call) {
 			add(Medium, "git-tag-delete", "Deletes a tag")
 		}
 	case "config":
-		if p.has("--global", "--system") && !p.has("--get", "--list", "-l", "--get-all", "--get-regexp") && len(p.operands) > 1 {
-			add(Medium, "git-config-global", "Changes git configuration for every repository")
-		}
+		a.gitConfigCmd(c, p, add)
 	case "rm":
 		add(Medium, "git-rm", "Removes tracked files (recoverable from the last commit)")
 	}
@@ -136,15 +143,108 @@ func (a *analyzer) gitConfig(c *call, f field) {
 	if !ok {
 		return
 	}
+	switch gitKeyRuns(key, val) {
+	case gitRunsCode:
+		code := subField(f, strings.TrimPrefix(val, "!"))
+		a.subshell(c, code, nil)
+	case gitRunsOther:
+		a.add(High, "git-config-exec", sentence("git -c %s makes git read configuration or hooks from elsewhere, or run programs, which cannot be checked", key), c.text, f.src)
+	}
+}
+
+// How a git configuration key makes git run something.
+const (
+	gitRunsNothing = iota
+	gitRunsCode    // the value is a shell command (core.fsmonitor, alias.x=!cmd)
+	gitRunsOther   // the value points at code elsewhere (core.hooksPath, include.path)
+)
+
+// gitKeyRuns says whether setting key to val makes git run a program.
+func gitKeyRuns(key, val string) int {
 	key = strings.ToLower(key)
-	code := subField(f, val)
+	first, _, _ := strings.Cut(key, ".")
+	last := key[strings.LastIndexByte(key, '.')+1:]
 	switch {
-	case strings.HasPrefix(key, "alias.") && strings.HasPrefix(val, "!"):
-		code = subField(f, val[1:])
+	case first == "alias" && strings.HasPrefix(val, "!"):
+		return gitRunsCode
 	case key == "core.pager", key == "core.sshcommand", key == "core.editor", key == "core.fsmonitor",
-		key == "sequence.editor", key == "diff.external", key == "core.hookspath", key == "credential.helper":
-	default:
+		key == "core.askpass", key == "core.gitproxy", key == "sequence.editor", key == "diff.external",
+		key == "credential.helper", key == "gpg.program", key == "uploadpack.packobjectshook",
+		strings.HasPrefix(key, "pager."),
+		first == "filter" && (last == "clean" || last == "smudge" || last == "process"),
+		first == "diff" && (last == "textconv" || last == "command"),
+		first == "merge" && last == "driver",
+		first == "gpg" && last == "program",
+		first == "credential" && last == "helper":
+		return gitRunsCode
+	case key == "core.hookspath", key == "core.worktree", key == "include.path",
+		first == "includeif" && last == "path",
+		first == "protocol" && last == "allow":
+		return gitRunsOther
+	}
+	return gitRunsNothing
+}
+
+// gitRepoOption judges -C, --git-dir and --work-tree: git obeys the
+// configuration of the repository they point at, so anything but the
+// workspace's own repository (a root, or a root's .git) may be one a
+// model planted (sub/config with core.fsmonitor, sub/HEAD, then
+// git --git-dir=sub status). A -C inside the workspace finds the
+// workspace's repository unless one is nested there, which writing asks
+// about at critical, so only other places are reported.
+func (a *analyzer) gitRepoOption(c *call, opt string, f field) {
+	p := a.classify(c.sc, f)
+	if p.kind != placeUnknown && !p.contents {
+		for _, r := range a.opts.Roots {
+			switch {
+			case opt == "--git-dir" && p.path == r+"/.git", opt != "--git-dir" && p.path == r:
+				return
+			case opt == "-C" && within(p.path, r):
+				return
+			}
+		}
+	}
+	a.add(High, "git-other-repository", sentence("git %s %s runs git on a repository other than the workspace's own, whose configuration can make git run programs", opt, f.src), c.text, f.src)
+}
+
+// gitConfigCmd judges git config: setting a key that makes git run a
+// program is critical (every later git command, including the read-only
+// ones olly runs without asking, would run it), and the value is analysed
+// as the command it is; other changes to the user's or system's
+// configuration are medium.
+func (a *analyzer) gitConfigCmd(c *call, p parsedOpts, add func(Severity, string, string)) {
+	if p.has("--get", "--list", "-l", "--get-all", "--get-regexp", "--get-urlmatch", "--unset", "--unset-all", "--remove-section") {
 		return
 	}
-	a.subshell(c, code, nil)
+	ops := p.operands
+	if len(ops) > 0 && (ops[0].value == "set" || ops[0].value == "--add") {
+		ops = ops[1:]
+	}
+	if len(ops) > 1 {
+		key, val := ops[0], ops[1]
+		switch gitKeyRuns(key.value, val.value) {
+		case gitRunsCode:
+			a.add(Critical, "git-config-exec", sentence("Sets %s in git's configuration, so later git commands (even git status) run %s", key.src, val.src), c.text, key.src)
+			a.subshell(c, subField(val, strings.TrimPrefix(val.value, "!")), nil)
+			return
+		case gitRunsOther:
+			a.add(Critical, "git-config-exec", sentence("Sets %s in git's configuration, so later git commands read hooks or configuration from %s", key.src, val.src), c.text, key.src)
+			return
+		}
+	}
+	if p.has("--global", "--system") && len(p.operands) > 1 {
+		add(Medium, "git-config-global", "Changes git configuration for every repository")
+	}
+}
+
+// gitEnv reports whether a variable redirects git to another repository
+// or configuration, or names a program git runs.
+func gitEnv(name string) bool {
+	switch name {
+	case "GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM",
+		"GIT_CONFIG_COUNT", "GIT_CONFIG_PARAMETERS", "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_PAGER",
+		"GIT_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_PROXY_COMMAND", "GIT_TEMPLATE_DIR":
+		return true
+	}
+	return strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_")
 }

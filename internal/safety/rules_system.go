@@ -27,6 +27,11 @@ func (a *analyzer) kill(c *call) {
 			a.add(Critical, "kill-all-processes", "Sends a signal to every process you own (kill -1), which ends the session and everything in it", c.text, f.src)
 			return
 		}
+		if f.value == "1" {
+			// PID 1 is init, or a container's only process.
+			a.add(Critical, "kill-all-processes", "Sends a signal to process 1 (init), which can bring down the whole system", c.text, f.src)
+			return
+		}
 	}
 	sig = strings.TrimPrefix(strings.ToUpper(sig), "SIG")
 	if sig == "9" || sig == "KILL" {

@@ -56,7 +56,7 @@ func (a *analyzer) at(c *call) traits {
 		return 0
 	}
 	if f, ok := p.val("-f"); ok {
-		a.scriptFile(c, f)
+		a.scriptFile(c, f, true)
 		return 0
 	}
 	if code, ok := a.stdinCode(c, "at"); ok {
@@ -98,6 +98,9 @@ func (a *analyzer) extract(c *call, name string) {
 		}
 		p := parseOpts(args, optSpec{short: "fCTXbgHKLNV", long: []string{"file", "directory", "files-from", "exclude-from", "blocking-factor", "listed-incremental", "format", "starting-file", "newer", "label", "transform", "xform"}})
 		extracting = p.has("-x", "--extract", "--get")
+		if !extracting {
+			a.tarRemoves(c, p.operands)
+		}
 		if d, ok := p.val("-C", "--directory"); ok {
 			dir = d
 		}

@@ -25,6 +25,10 @@ func (a *analyzer) subshell(c *call, code field, args []field) traits {
 	if code.fetch {
 		a.add(Critical, "download-exec", "Runs shell code fetched from the network", c.text, code.src)
 	}
+	if code.subst != nil {
+		// bash -c "$(echo … | base64 -d)": the decoded text is what runs.
+		code = literal(*code.subst)
+	}
 	if code.dynamic {
 		a.add(High, "shell-computed-script", sentence("Runs shell code computed at run time (%s), which cannot be checked", code.src), c.text, code.src)
 	}
@@ -82,7 +86,7 @@ loop:
 		}
 		return a.subshell(c, ops[0], ops[1:])
 	case !stdinMode && len(ops) > 0:
-		a.scriptFile(c, ops[0])
+		a.scriptFile(c, ops[0], true)
 		return 0
 	}
 	code, ok := a.stdinCode(c, "a shell")
@@ -92,13 +96,19 @@ loop:
 	return a.subshell(c, code, nil)
 }
 
-// scriptFile checks a script an interpreter runs from a file: one fetched
-// from the network (bash <(curl …), or downloaded earlier) is critical.
-func (a *analyzer) scriptFile(c *call, f field) {
+// scriptFile checks a script a shell (shell true) or an interpreter runs
+// from a file: one fetched from the network (bash <(curl …), or downloaded
+// earlier) is critical; a process substitution is the output of another
+// command used as the script — analysed when it is static text
+// (bash <(echo …)), otherwise high, since what it runs cannot be seen.
+func (a *analyzer) scriptFile(c *call, f field, shell bool) {
 	switch {
 	case f.procSubst && f.fetch:
 		a.add(Critical, "download-exec", "Runs a script fetched from the network", c.text, f.src)
+	case f.procSubst && f.subst != nil && shell:
+		a.subshell(c, literal(*f.subst), nil)
 	case f.procSubst:
+		a.add(High, "procsub-script", sentence("Runs the output of another command as a script (%s), so the code cannot be checked", f.src), c.text, f.src)
 	default:
 		a.runsFile(c, f)
 	}
@@ -135,6 +145,10 @@ func (a *analyzer) eval(c *call) traits {
 		return 0
 	}
 	code := joinFields(c.args[1:])
+	if len(c.args) == 2 && c.args[1].subst != nil {
+		// eval "$(echo … | base64 -d)": the decoded text is what runs.
+		code = literal(*c.args[1].subst)
+	}
 	if code.fetch {
 		a.add(Critical, "download-exec", "Evaluates shell code fetched from the network", c.text, code.src)
 	}
@@ -158,7 +172,7 @@ func (a *analyzer) source(c *call) {
 		}
 		return
 	}
-	a.scriptFile(c, f)
+	a.scriptFile(c, f, true)
 }
 
 // trap's handler runs later in the same shell; it is analysed now.

@@ -57,10 +57,21 @@ func (a *analyzer) find(c *call) traits {
 		starts = starts[:maxFindStarts]
 	}
 	var t traits
+	filtered := false
 	for ; i < len(args); i++ {
 		switch v := args[i].value; v {
+		case "-maxdepth", "-mindepth":
+			i++
+		case "-depth", "-d", "-xdev", "-mount", "-follow", "-noleaf", "-ignore_readdir_race", "-daystart", "-print", "-print0", "-ls", "-true":
 		case "-delete":
 			for _, s := range starts {
+				if !filtered {
+					// Nothing narrows what is deleted: find deletes the
+					// start directory itself too, so judge it as rm -rf
+					// would (find ~/Documents -delete loses a home folder).
+					a.judge(c.sc, c.text, s, pathOp{effect: effDelete, recursive: true})
+					continue
+				}
 				a.judge(c.sc, c.text, treeOf(s), pathOp{effect: effDelete, recursive: true})
 			}
 		case "-exec", "-execdir", "-ok", "-okdir":
@@ -90,6 +101,10 @@ func (a *analyzer) find(c *call) traits {
 				a.judge(c.sc, c.text, args[i+1], pathOp{effect: effOverwrite})
 				i++
 			}
+		default:
+			// A test (-name, -type, -newer, …), an operator or its value:
+			// what follows acts only on the paths that match.
+			filtered = true
 		}
 	}
 	return t

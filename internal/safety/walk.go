@@ -139,6 +139,10 @@ func (a *analyzer) pipeline(sc *scope, x *syntax.BinaryCmd, io *pipeIO) traits {
 		t |= a.stmt(sc.clone(), st, cur)
 		in = cur
 	}
+	if io != nil && in != nil {
+		// The pipeline's output is its last stage's.
+		io.out = in.out
+	}
 	return t
 }
 
@@ -218,6 +222,17 @@ func (a *analyzer) forClause(sc *scope, x *syntax.ForClause, io *pipeIO) traits 
 
 func (a *analyzer) declClause(sc *scope, x *syntax.DeclClause) traits {
 	var t traits
+	if v := x.Variant.Value; v == "export" || v == "declare" || v == "typeset" {
+		names := 0
+		for _, as := range x.Args {
+			if !as.Naked || as.Name != nil {
+				names++
+			}
+		}
+		if names == 0 {
+			a.printsEnv(a.text(sc, x), v)
+		}
+	}
 	for _, as := range x.Args {
 		if as.Naked {
 			if as.Value != nil {
@@ -235,6 +250,9 @@ func (a *analyzer) declClause(sc *scope, x *syntax.DeclClause) traits {
 func (a *analyzer) assign(sc *scope, as *syntax.Assign, apply bool) traits {
 	if as.Name == nil {
 		return 0
+	}
+	if gitEnv(as.Name.Value) {
+		a.add(High, "git-environment", sentence("Sets %s, which points git at another repository, configuration or program", as.Name.Value), a.text(sc, as), as.Name.Value)
 	}
 	var t traits
 	if as.Index != nil {

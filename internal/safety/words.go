@@ -37,6 +37,10 @@ type field struct {
 	fetch     bool // a substitution inside prints data from the network
 	procSubst bool // the field is a process substitution <(…), a /dev/fd path
 	tree      bool // stands for every path below a directory (find's {})
+	// subst is the output of the command or process substitution that is
+	// the whole field, when the analysis can see it (echo, printf, cat or
+	// base64 -d of static text): what eval, bash -c or bash <(…) run.
+	subst *string
 }
 
 func (f field) static() bool { return !f.dynamic }
@@ -157,6 +161,7 @@ func (e *expander) lit(s string, quoted bool) {
 	e.vb.WriteString(s)
 	e.cb = append(e.cb, s...)
 	e.started = true
+	e.cur.subst = nil
 }
 
 // known appends the value of an expansion the analysis could resolve.
@@ -201,6 +206,7 @@ func (e *expander) appendExpanded(s string, glob bool) {
 	e.cb = append(e.cb, s...)
 	e.cur.expEnd = e.vb.Len()
 	e.started = true
+	e.cur.subst = nil
 }
 
 // unknown records a part only known at run time.
@@ -212,6 +218,7 @@ func (e *expander) unknown() {
 	e.cur.expEnd = e.vb.Len()
 	e.cb = append(e.cb, "${"+unknownVar+"}"...)
 	e.started = true
+	e.cur.subst = nil
 }
 
 // partial appends a variable that is only partly known: its text as if the
@@ -235,6 +242,11 @@ func (e *expander) parts(ps []syntax.WordPart, quoted, first bool) {
 				e.lit(unescapeDouble(p.Value), true)
 			} else if i == 0 && first && strings.HasPrefix(p.Value, "~") {
 				e.tilde(p.Value)
+			} else if j := assignTilde(p.Value); i == 0 && first && j > 0 {
+				// bash expands ~ after the = of a word that looks like an
+				// assignment, also as an argument: dd of=~/x writes ~/x.
+				e.unquotedLit(p.Value[:j])
+				e.tilde(p.Value[j:])
 			} else {
 				e.unquotedLit(p.Value)
 			}
@@ -250,17 +262,23 @@ func (e *expander) parts(ps []syntax.WordPart, quoted, first bool) {
 		case *syntax.ParamExp:
 			e.param(p, quoted)
 		case *syntax.CmdSubst:
-			e.t |= e.a.walkStmts(e.sc.clone(), p.Stmts, nil)
+			whole := e.vb.Len() == 0 && !e.cur.dynamic
+			out, t := e.a.substOutput(e.sc, p.Stmts)
+			e.t |= t
 			if e.t&tFetch != 0 {
 				e.cur.fetch = true
 			}
 			e.unknown()
+			if whole {
+				e.cur.subst = out
+			}
 		case *syntax.ProcSubst:
-			t := e.a.walkStmts(e.sc.clone(), p.Stmts, nil)
+			out, t := e.a.substOutput(e.sc, p.Stmts)
 			e.t |= t
 			e.cur.fetch = e.cur.fetch || t&tFetch != 0
 			e.cur.procSubst = true
 			e.appendExpanded("/dev/fd/63", false)
+			e.cur.subst = out
 		case *syntax.ArithmExp:
 			e.t |= e.a.scan(e.sc, p)
 			e.unknown()
@@ -324,4 +342,26 @@ func (e *expander) tilde(s string) {
 		e.lit("/", true)
 		e.unquotedLit(rest)
 	}
+}
+
+// substOutput analyses the statements of a command or process
+// substitution in a subshell and returns their output when it is static
+// text the analysis can see (echo, printf, cat or base64 -d of known text).
+func (a *analyzer) substOutput(sc *scope, stmts []*syntax.Stmt) (*string, traits) {
+	if len(stmts) != 1 {
+		return nil, a.walkStmts(sc.clone(), stmts, nil)
+	}
+	io := &pipeIO{}
+	t := a.walkStmts(sc.clone(), stmts, io)
+	return io.out, t
+}
+
+// assignTilde returns the index of the ~ right after the = of a word
+// shaped like an assignment (NAME=~…), or 0.
+func assignTilde(s string) int {
+	i := strings.IndexByte(s, '=')
+	if i <= 0 || i+1 >= len(s) || s[i+1] != '~' || !validName(s[:i], false) {
+		return 0
+	}
+	return i + 1
 }

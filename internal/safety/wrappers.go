@@ -156,11 +156,22 @@ func (a *analyzer) env(c *call) traits {
 		}
 		var split []field
 		for _, w := range strings.Fields(s.value) {
+			// env -S expands ${NAME} from the environment itself.
+			if home := a.home(c.sc); home != "" {
+				w = strings.ReplaceAll(w, "${HOME}", home)
+			}
+			if strings.Contains(w, "${") {
+				a.add(High, "computed-command", sentence("env -S expands %s at run time, so what runs cannot be checked", w), c.text, s.src)
+				return 0
+			}
 			split = append(split, literal(w))
 		}
 		inner = append(split, inner...)
 	}
 	if len(inner) == 0 {
+		if !p.has("-i", "--ignore-environment", "-") {
+			a.printsEnv(c.text, "env")
+		}
 		return 0
 	}
 	ic := c.with(inner)
