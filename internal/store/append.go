@@ -32,13 +32,30 @@ type EventRecord struct {
 	At time.Time `json:"at"`
 }
 
-// maxBatch bounds how many concurrent appends share one transaction.
-const maxBatch = 512
+// maxBatch bounds how many queued appends share one transaction.
+const maxBatch = 1024
 
+// appendReq is one queued append, or (rec nil) a Flush marker.
 type appendReq struct {
-	rec  *EventRecord
+	rec *EventRecord
+	// pinned: the caller was given rec.Seq when it queued the event
+	// (AppendAsync), so the event can only be stored at that position.
+	// An unpinned one (Append) takes the log's next position at commit.
+	pinned bool
+	// prev is the request queued before this one for the same session,
+	// until this one is written: a pinned event follows its predecessor
+	// or is not stored at all.
+	prev *appendReq
 	err  error
-	done chan error
+	done func(error)
+}
+
+// queuedHead is a session's log position after the events queued for it
+// and not yet committed. It exists only while some are queued.
+type queuedHead struct {
+	last, leaf int64
+	queued     int
+	tail       *appendReq // the last request queued
 }
 
 // Append adds rec to the end of its session's log as a child of the
@@ -48,23 +65,120 @@ type appendReq struct {
 // was not stored.
 //
 // Concurrent appends, from this process or others, are serialized by the
-// database's write lock; those waiting at the same moment in this process
+// database's write lock; those queued at the same moment in this process
 // share one transaction (group commit), each returning only after it
-// committed. ctx is honoured until the event is handed to the committer;
-// after that Append waits for the outcome so that its answer is exact.
+// committed. ctx is honoured until the event is queued; after that Append
+// waits for the outcome so that its answer is exact.
 func (s *Store) Append(ctx context.Context, rec *EventRecord) error {
+	done := make(chan error, 1)
+	if err := s.enqueue(ctx, rec, false, func(err error) { done <- err }); err != nil {
+		return err
+	}
+	return <-done
+}
+
+// AppendAsync queues rec for the end of its session's log and returns
+// without waiting for the commit: the write-behind half of group commit,
+// for a single appender whose events would otherwise each pay a commit.
+// It fills rec.Seq, rec.ParentSeq and rec.At before it returns; the caller
+// must not change rec afterwards. done is called exactly once, on the
+// store's committer goroutine, after the transaction holding rec ended:
+// with nil when rec is durable (the acknowledgement), or with the error
+// that kept it out. Calls of done follow the order in which events were
+// queued, across sessions and across Append and AppendAsync, so publishing
+// from done publishes in log order and never before durability. done must
+// not block or call the store. When AppendAsync returns an error, the
+// event was not queued and done is never called.
+//
+// Events of one session queued before a commit ends all go into the
+// commit that follows. An event whose position was taken meanwhile by
+// another process appending to the same session fails with ErrConflict,
+// as do the events of that session queued after it: the log stays a
+// prefix of what was queued, without gaps.
+func (s *Store) AppendAsync(ctx context.Context, rec *EventRecord, done func(error)) error {
+	if done == nil {
+		return errors.New("append: AppendAsync needs a done function")
+	}
+	return s.enqueue(ctx, rec, true, done)
+}
+
+// Flush waits until every append queued before it has been committed (or
+// failed). Its error is ctx's or ErrClosed; failures of the appends
+// themselves go to their own callers.
+func (s *Store) Flush(ctx context.Context) error {
+	done := make(chan struct{})
+	if err := s.push(&appendReq{done: func(error) { close(done) }}); err != nil {
+		return fmt.Errorf("flush appends: %w", err)
+	}
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("flush appends: %w", ctx.Err())
+	}
+}
+
+// enqueue gives rec its position after whatever is queued for its session
+// (or, with nothing queued, after the session's stored leaf) and queues it.
+func (s *Store) enqueue(ctx context.Context, rec *EventRecord, pinned bool, done func(error)) error {
 	if err := validateRecord(rec); err != nil {
 		return err
 	}
-	req := &appendReq{rec: rec, done: make(chan error, 1)}
-	select {
-	case s.appendCh <- req:
-	case <-ctx.Done():
-		return fmt.Errorf("append to session %s: %w", rec.Session, ctx.Err())
-	case <-s.quit:
+	s.qmu.Lock()
+	if s.qclosed {
+		s.qmu.Unlock()
 		return fmt.Errorf("append to session %s: %w", rec.Session, ErrClosed)
 	}
-	return <-req.done
+	h := s.qheads[rec.Session]
+	if h == nil {
+		var err error
+		if h, err = s.storedHead(ctx, rec.Session); err != nil {
+			s.qmu.Unlock()
+			return fmt.Errorf("append %s to session %s: %w", rec.Type, rec.Session, classify(s.file, err))
+		}
+		s.qheads[rec.Session] = h
+	}
+	rec.Seq, rec.ParentSeq, rec.At = h.last+1, h.leaf, fromMillis(s.now())
+	h.last, h.leaf = rec.Seq, rec.Seq
+	h.queued++
+	r := &appendReq{rec: rec, pinned: pinned, prev: h.tail, done: done}
+	h.tail = r
+	s.queue = append(s.queue, r)
+	s.qmu.Unlock()
+	s.wakeCommitter()
+	return nil
+}
+
+// push queues a request that takes no log position (a Flush marker).
+func (s *Store) push(r *appendReq) error {
+	s.qmu.Lock()
+	if s.qclosed {
+		s.qmu.Unlock()
+		return ErrClosed
+	}
+	s.queue = append(s.queue, r)
+	s.qmu.Unlock()
+	s.wakeCommitter()
+	return nil
+}
+
+func (s *Store) wakeCommitter() {
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// storedHead reads the session's committed leaf and last seq. With nothing
+// of the session queued in this process, that is where its next event goes
+// (unless another process appends first: writeBatch checks).
+func (s *Store) storedHead(ctx context.Context, session string) (*queuedHead, error) {
+	h := &queuedHead{}
+	err := s.stmts.readHeadR.QueryRowContext(ctx, session).Scan(&h.leaf, &h.last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return h, err
 }
 
 func validateRecord(rec *EventRecord) error {
@@ -100,11 +214,11 @@ func validName(s string) bool {
 	return true
 }
 
-// commitLoop owns the writer for appends: it takes one request, gathers the
-// others already waiting, and commits them together.
+// commitLoop owns the writer for appends: it takes what is queued, lets
+// appenders that are about to queue do so, and commits it all together.
 func (s *Store) commitLoop() {
 	defer s.wg.Done()
-	batch := make([]*appendReq, 0, maxBatch)
+	var batch []*appendReq
 	// Full-text indexing waits until appends pause, a backlog builds up, or
 	// a search asks (ftsindex.go).
 	var (
@@ -122,16 +236,28 @@ func (s *Store) commitLoop() {
 		}
 		return s.indexPending(context.Background())
 	}
+	commitQueued := func() {
+		for {
+			batch = s.gather(batch[:0])
+			if len(batch) == 0 {
+				return
+			}
+			pending += s.commitBatch(batch)
+			clear(batch) // let the records go
+		}
+	}
 	for {
 		select {
 		case <-s.quit:
+			// Close refuses new appends first; what was queued before is
+			// committed: its callers are waiting for the outcome.
+			commitQueued()
 			if pending > 0 {
 				_ = index() // best effort; the next Open catches up anyway
 			}
 			return
-		case req := <-s.appendCh:
-			batch = s.gather(append(batch[:0], req))
-			pending += s.commitBatch(batch)
+		case <-s.wake:
+			commitQueued()
 			switch {
 			case pending >= ftsBacklog:
 				_ = index()
@@ -148,50 +274,63 @@ func (s *Store) commitLoop() {
 	}
 }
 
-// gather adds the appends waiting now to batch. Appenders woken by the
-// previous commit are runnable but may not have reached Append yet;
-// yielding lets them, so concurrent appenders share commits instead of
-// alternating between a batch of one and a batch of the rest.
+// gather moves the queued requests into batch. Appenders woken by the
+// previous commit are runnable but may not have queued yet; yielding lets
+// them, so concurrent appenders share commits instead of alternating
+// between a batch of one and a batch of the rest.
 func (s *Store) gather(batch []*appendReq) []*appendReq {
 	for len(batch) < maxBatch {
-		runtime.Gosched()
 		n := len(batch)
-	drain:
-		for len(batch) < maxBatch {
-			select {
-			case r := <-s.appendCh:
-				batch = append(batch, r)
-			default:
-				break drain
-			}
-		}
+		s.qmu.Lock()
+		k := min(len(s.queue), maxBatch-n)
+		batch = append(batch, s.queue[:k]...)
+		rest := copy(s.queue, s.queue[k:])
+		clear(s.queue[rest:])
+		s.queue = s.queue[:rest]
+		s.qmu.Unlock()
 		if len(batch) == n {
 			return batch // nobody came while we yielded
 		}
+		runtime.Gosched()
 	}
 	return batch
 }
 
-// commitBatch commits the batch and returns how many stored events carry
-// searchable text.
+// commitBatch commits the batch, answers its requests in order, and
+// returns how many stored events carry searchable text.
 func (s *Store) commitBatch(batch []*appendReq) int {
 	err := classify(s.file, s.writeBatch(batch))
 	s.commits.Add(1) // read by benchmarks
+	s.walCommitted()
 	stored, searchable := false, 0
+	s.qmu.Lock()
 	for _, r := range batch {
+		if r.rec == nil {
+			continue
+		}
 		if r.err == nil && err != nil {
 			r.err = fmt.Errorf("append %s to session %s: %w", r.rec.Type, r.rec.Session, err)
 		}
-		if r.err != nil {
-			r.rec.Seq, r.rec.ParentSeq, r.rec.At = 0, 0, time.Time{}
-		} else {
-			stored = true
-			s.appended.Add(1)
-			if r.rec.Text != "" {
-				searchable++
+		if h := s.qheads[r.rec.Session]; h != nil {
+			if h.queued--; h.queued == 0 {
+				delete(s.qheads, r.rec.Session) // the next append reads the stored head
 			}
 		}
-		r.done <- r.err
+		if r.err != nil {
+			if !r.pinned {
+				r.rec.Seq, r.rec.ParentSeq, r.rec.At = 0, 0, time.Time{}
+			}
+			continue
+		}
+		stored = true
+		s.appended.Add(1)
+		if r.rec.Text != "" {
+			searchable++
+		}
+	}
+	s.qmu.Unlock()
+	for _, r := range batch {
+		r.done(r.err)
 	}
 	if stored {
 		s.notifyWatchers()
@@ -206,10 +345,16 @@ type head struct {
 	dirty      bool
 }
 
-// writeBatch stores the batch in one transaction. A record for a missing
-// session fails alone (r.err); any other error fails the whole batch, and
-// nothing of it is stored.
+// writeBatch stores the batch's events in one transaction, in order. Each
+// goes where it was placed when queued if the stored log still ends
+// there; otherwise (another process appended to the session meanwhile) an
+// unpinned event moves to the log's end and a pinned one fails with
+// ErrConflict. A record for a missing session fails alone (r.err); any
+// other error fails the whole batch, and nothing of it is stored.
 func (s *Store) writeBatch(batch []*appendReq) error {
+	if !hasRecords(batch) {
+		return nil
+	}
 	// Not the callers' contexts: one caller giving up must not abort the
 	// others' commit.
 	ctx := context.Background()
@@ -222,6 +367,16 @@ func (s *Store) writeBatch(batch []*appendReq) error {
 	heads := make(map[string]*head, 1)
 	for _, r := range batch {
 		rec := r.rec
+		if rec == nil {
+			continue
+		}
+		prev := r.prev
+		r.prev = nil
+		if r.pinned && prev != nil && prev.err != nil {
+			r.err = fmt.Errorf("append %s to session %s at %d: not stored after the event before it failed: %w",
+				rec.Type, rec.Session, rec.Seq, prev.err)
+			continue
+		}
 		h, ok := heads[rec.Session]
 		if !ok {
 			h, err = readHead(ctx, tx.StmtContext(ctx, s.stmts.readHead), rec.Session)
@@ -234,8 +389,14 @@ func (s *Store) writeBatch(batch []*appendReq) error {
 			}
 			heads[rec.Session] = h
 		}
-		at := s.now()
-		rec.Seq, rec.ParentSeq, rec.At = h.last+1, h.leaf, fromMillis(at)
+		if rec.Seq != h.last+1 || rec.ParentSeq != h.leaf {
+			if r.pinned {
+				r.err = fmt.Errorf("append %s to session %s at %d: %w", rec.Type, rec.Session, rec.Seq, ErrConflict)
+				continue
+			}
+			rec.Seq, rec.ParentSeq = h.last+1, h.leaf
+		}
+		at := rec.At.UnixMilli()
 		if _, err := insert.ExecContext(ctx, rec.Session, rec.Seq, rec.ParentSeq, rec.Turn, rec.Type,
 			string(rec.Payload), nullString(rec.Text), at); err != nil {
 			return err
@@ -253,6 +414,15 @@ func (s *Store) writeBatch(batch []*appendReq) error {
 	return tx.Commit()
 }
 
+func hasRecords(batch []*appendReq) bool {
+	for _, r := range batch {
+		if r.rec != nil {
+			return true
+		}
+	}
+	return false
+}
+
 func readHead(ctx context.Context, stmt *sql.Stmt, session string) (*head, error) {
 	h := &head{}
 	err := stmt.QueryRowContext(ctx, session).Scan(&h.leaf, &h.last)
@@ -262,11 +432,17 @@ func readHead(ctx context.Context, stmt *sql.Stmt, session string) (*head, error
 	return h, err
 }
 
+const readHeadSQL = `SELECT leaf_seq,
+	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id) FROM sessions WHERE id = ?`
+
 // appendStmts are the append path's statements, prepared once on the
 // writer connection: preparing the insert compiles its search-index
 // triggers, which costs more than running it.
 type appendStmts struct {
 	insertEvent, readHead, moveLeaf *sql.Stmt
+	// readHeadR is readHead on the readers: where a session's next queued
+	// event goes, read without waiting for the writer.
+	readHeadR *sql.Stmt
 }
 
 func (s *Store) prepareAppend(ctx context.Context) error {
@@ -281,8 +457,7 @@ func (s *Store) prepareAppend(ctx context.Context) error {
 	}
 	s.stmts.insertEvent = prep(`INSERT INTO events
 		(session_id, seq, parent_seq, turn, type, payload, text, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-	s.stmts.readHead = prep(`SELECT leaf_seq,
-		(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id) FROM sessions WHERE id = ?`)
+	s.stmts.readHead = prep(readHeadSQL)
 	s.stmts.moveLeaf = prep(`UPDATE sessions SET leaf_seq = ?, updated_at = ? WHERE id = ?`)
 	if err != nil {
 		return s.openErr(fmt.Errorf("prepare statements: %w", err))
@@ -291,7 +466,7 @@ func (s *Store) prepareAppend(ctx context.Context) error {
 }
 
 func (st *appendStmts) close() {
-	for _, x := range []*sql.Stmt{st.insertEvent, st.readHead, st.moveLeaf} {
+	for _, x := range []*sql.Stmt{st.insertEvent, st.readHead, st.moveLeaf, st.readHeadR} {
 		if x != nil {
 			x.Close()
 		}

@@ -17,7 +17,7 @@ import (
 // benchmarks of one `go test` process.
 
 func BenchmarkAppend(b *testing.B) {
-	for _, mode := range []string{"sequential", "parallel-16", "parallel-64"} {
+	for _, mode := range []string{"sequential", "steps-of-12", "parallel-16", "parallel-64"} {
 		b.Run(mode, func(b *testing.B) {
 			parallelism := 0
 			fmt.Sscanf(mode, "parallel-%d", &parallelism)
@@ -35,7 +35,34 @@ func BenchmarkAppend(b *testing.B) {
 			}
 			b.ReportAllocs()
 			start, cpu0 := time.Now(), cpuTime()
-			if mode == "sequential" {
+			switch mode {
+			case "steps-of-12":
+				// One appender (an agent's turn) queues the dozen durable
+				// events of a step with AppendAsync and waits for the
+				// acknowledgement of the step's last before the next step.
+				i := 0
+				ack := make(chan error, 1)
+				for b.Loop() {
+					rec := pool[i%len(pool)]
+					rec.Session = "s0"
+					i++
+					done := func(error) {}
+					if i%12 == 0 {
+						done = func(err error) { ack <- err }
+					}
+					if err := s.AppendAsync(context.Background(), &rec, done); err != nil {
+						b.Fatal(err)
+					}
+					if i%12 == 0 {
+						if err := <-ack; err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				if err := s.Flush(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			case "sequential":
 				i := 0
 				for b.Loop() {
 					rec := pool[i%len(pool)]
@@ -45,7 +72,7 @@ func BenchmarkAppend(b *testing.B) {
 					}
 					i++
 				}
-			} else {
+			default:
 				b.SetParallelism(parallelism) // goroutines per CPU: sessions generating at once
 				var mu sync.Mutex
 				next := 0

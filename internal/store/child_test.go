@@ -57,8 +57,10 @@ func childAppend(args []string) error {
 	return nil
 }
 
-// childCrash: path session — appends from several goroutines forever,
-// printing each seq once its Append returned, until killed.
+// childCrash: path session mode — appends from several goroutines forever
+// (mode "sync"), printing each seq once its Append returned, or queues
+// from one goroutine (mode "async"), printing each seq once its AppendAsync
+// callback acknowledged it, until killed.
 func childCrash(args []string) error {
 	ctx := context.Background()
 	s, err := Open(ctx, args[0], Options{})
@@ -66,6 +68,9 @@ func childCrash(args []string) error {
 		return err
 	}
 	out := bufio.NewWriter(os.Stdout)
+	if len(args) > 2 && args[2] == "async" {
+		return childCrashAsync(ctx, s, args[1], out)
+	}
 	var mu sync.Mutex
 	errc := make(chan error, 4)
 	for w := range 4 {
@@ -103,4 +108,35 @@ func childGenerate(args []string) error {
 	fmt.Println("ready")
 	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
 	return nil
+}
+
+// childCrashAsync queues events of session with at most 64 unacknowledged
+// at once, printing each seq from its callback (in order) until killed.
+func childCrashAsync(ctx context.Context, s *Store, session string, out *bufio.Writer) error {
+	slots := make(chan struct{}, 64)
+	errc := make(chan error, 1)
+	for i := 0; ; i++ {
+		select {
+		case slots <- struct{}{}:
+		case err := <-errc:
+			return err
+		}
+		p, _ := json.Marshal(map[string]any{"i": i, "pad": strings.Repeat("x", 200)})
+		rec := &EventRecord{Session: session, Type: "x", Payload: p, Text: fmt.Sprintf("async event %d", i)}
+		err := s.AppendAsync(ctx, rec, func(err error) {
+			if err != nil {
+				select {
+				case errc <- err:
+				default:
+				}
+				return
+			}
+			fmt.Fprintf(out, "%d\n", rec.Seq) // placed when queued; the store does not change it
+			out.Flush()
+			<-slots
+		})
+		if err != nil {
+			return err
+		}
+	}
 }

@@ -16,6 +16,9 @@ var (
 	ErrClosed = errors.New("store is closed")
 	// ErrSessionBusy: another live process is generating in the session.
 	ErrSessionBusy = errors.New("session is generating in another olly process")
+	// ErrConflict: an event queued with AppendAsync lost its place in the
+	// session's log to another process appending to the same session.
+	ErrConflict = errors.New("another process appended to the session at the same time")
 	// ErrInUse: the database is open in another process (olly db reset).
 	ErrInUse = errors.New("database is in use by another process")
 )

@@ -209,6 +209,10 @@ func seqList(seqs []int64) string {
 // append the edited message.
 func (s *Store) SetLeaf(ctx context.Context, session string, seq int64) error {
 	op := fmt.Sprintf("set leaf of session %s to %d", session, seq)
+	// Events queued before the move go where they were placed.
+	if err := s.Flush(ctx); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(s.file, fmt.Errorf("%s: %w", op, err))

@@ -36,7 +36,11 @@ func (s *Store) indexPending(ctx context.Context) error {
 	if err := indexPendingTx(ctx, tx); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.walCommitted()
+	return nil
 }
 
 // indexPendingTx indexes the pending events inside tx.

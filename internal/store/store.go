@@ -60,18 +60,30 @@ type Store struct {
 	opts Options
 	w    *sql.DB // the one writer connection: writes serialize in-process
 	r    *sql.DB // readers; WAL lets them run beside the writer
+	hr   *sql.DB // one reader for where queued appends go (append.go)
+	cp   *sql.DB // the background checkpoint's connection (walcheckpoint.go)
 	me   Owner   // this process, recorded on sessions it generates in
 
 	wordWindow int // see defaultWordWindow
 
 	stmts    appendStmts
-	commits  atomic.Int64    // append transactions committed (for benchmarks)
-	appended atomic.Int64    // events they stored
-	appendCh chan *appendReq // unbuffered: a send succeeds only into a running committer
-	ftsCh    chan *ftsReq    // search asks the committer to index pending text
-	quit     chan struct{}
-	wg       sync.WaitGroup
-	once     sync.Once
+	commits  atomic.Int64  // append transactions committed (for benchmarks)
+	appended atomic.Int64  // events they stored
+	wake     chan struct{} // appends queued (buffered 1, coalesced)
+	cpWake   chan struct{} // commits to checkpoint (buffered 1, coalesced)
+	// checkpoints counts background checkpoints run (for tests).
+	checkpoints atomic.Int64
+	ftsCh       chan *ftsReq // search asks the committer to index pending text
+	quit        chan struct{}
+	wg          sync.WaitGroup
+	once        sync.Once
+
+	// The append queue (append.go): what the committer commits next, and
+	// each session's position after its queued events.
+	qmu     sync.Mutex
+	queue   []*appendReq
+	qheads  map[string]*queuedHead
+	qclosed bool
 
 	mu       sync.Mutex
 	watchers map[chan struct{}]struct{} // woken after appends (the indexer)
@@ -95,7 +107,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		opts:       opts,
 		me:         currentOwner(),
 		wordWindow: defaultWordWindow,
-		appendCh:   make(chan *appendReq),
+		wake:       make(chan struct{}, 1),
+		cpWake:     make(chan struct{}, 1),
+		qheads:     map[string]*queuedHead{},
 		ftsCh:      make(chan *ftsReq),
 		quit:       make(chan struct{}),
 		watchers:   map[chan struct{}]struct{}{},
@@ -110,8 +124,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		s.closeConns()
 		return nil, s.openErr(classify(s.file, err))
 	}
-	s.wg.Add(1)
+	s.wg.Add(2)
 	go s.commitLoop()
+	go s.checkpointLoop()
 	return s, nil
 }
 
@@ -128,7 +143,8 @@ func (s *Store) openConns(ctx context.Context) error {
 	common.Add("_pragma", "cache_size(-16384)") // 16 MiB per connection
 
 	wq := cloneValues(common)
-	wq.Set("_txlock", "immediate") // writers take the lock up front: no deadlocking upgrades
+	wq.Set("_txlock", "immediate")             // writers take the lock up front: no deadlocking upgrades
+	wq.Add("_pragma", "wal_autocheckpoint(0)") // checkpoints run in the background (walcheckpoint.go)
 	w, err := sql.Open("sqlite", fileURI(s.file, wq))
 	if err != nil {
 		return fmt.Errorf("open database %s: %w", s.file, err)
@@ -159,6 +175,29 @@ func (s *Store) openConns(ctx context.Context) error {
 	r.SetMaxOpenConns(s.opts.ReadConns)
 	r.SetMaxIdleConns(s.opts.ReadConns)
 	s.r = r
+
+	// Queued appends read where a session's log ends on a connection of
+	// their own: after every commit SQLite drops a reader's page cache, and
+	// dropping the readers' large caches and file mappings cost more than
+	// the append. This one keeps a few pages and maps nothing.
+	hq := url.Values{}
+	hq.Add("_pragma", "busy_timeout("+strconv.FormatInt(s.opts.BusyTimeout.Milliseconds(), 10)+")")
+	hq.Add("_pragma", "query_only(1)")
+	hq.Add("_pragma", "cache_size(64)")
+	hr, err := sql.Open("sqlite", fileURI(s.file, hq))
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", s.file, err)
+	}
+	hr.SetMaxOpenConns(1)
+	hr.SetMaxIdleConns(1)
+	hr.SetConnMaxIdleTime(0)
+	s.hr = hr
+	if s.stmts.readHeadR, err = hr.PrepareContext(ctx, readHeadSQL); err != nil {
+		return s.openErr(fmt.Errorf("prepare statements: %w", err))
+	}
+	if err := s.openCheckpointer(); err != nil {
+		return fmt.Errorf("open database %s: %w", s.file, err)
+	}
 	return nil
 }
 
@@ -170,6 +209,9 @@ func (s *Store) File() string { return s.file }
 func (s *Store) Close() error {
 	var err error
 	s.once.Do(func() {
+		s.qmu.Lock()
+		s.qclosed = true // appends queued before this are still committed
+		s.qmu.Unlock()
 		close(s.quit)
 		s.wg.Wait()
 		err = s.closeConns()
@@ -192,7 +234,7 @@ func (s *Store) closeConns() error {
 	var first error
 	// Readers first: the writer, closing last, checkpoints the WAL into the
 	// main file when no other process has the database open.
-	for _, db := range []*sql.DB{s.r, s.w} {
+	for _, db := range []*sql.DB{s.cp, s.hr, s.r, s.w} {
 		if db == nil {
 			continue
 		}
