@@ -86,6 +86,11 @@ func (s *Service) withTurn(ctx context.Context, id string, in PromptInput, fn fu
 	t := s.newTurn(sess, ws, in, evs)
 	t.steering = func() []PromptInput { return s.takeSteering(id) } // queue.go
 	res, err := fn(turnCtx, t)
+	// The turn's events were queued (emitQueued): all of them are stored
+	// before the turn counts as ended.
+	if ferr := s.flushEmits(id); ferr != nil && err == nil {
+		err = ferr
+	}
 	s.saveMemory(ctx, id, res) // memory.go: the runner's session memory, for the next turn
 	st := store.StatusIdle
 	// A prompt refused before the turn started (nothing emitted) leaves the
@@ -146,7 +151,7 @@ func (s *Service) newTurn(sess *store.Session, ws *workspace.Workspace, in Promp
 			s.finished[sess.ID] = true
 			s.mu.Unlock()
 		}
-		ev, err := s.Emit(ctx, sess.ID, number, p)
+		ev, err := s.emitQueued(ctx, sess.ID, number, p)
 		t.started.Store(true)
 		if um, ok := p.(event.UserMessage); ok && err == nil && titled.CompareAndSwap(false, true) {
 			first := TitleFromPrompt(um.Text)

@@ -18,6 +18,8 @@ import (
 // Log is the event log the service writes and reads (*store.Store).
 type Log interface {
 	Append(ctx context.Context, rec *store.EventRecord) error
+	// AppendAsync queues an event for the next group commit (emit.go).
+	AppendAsync(ctx context.Context, rec *store.EventRecord, done func(error)) error
 	Events(ctx context.Context, session string, afterSeq int64, limit int) ([]store.EventRecord, error)
 	Path(ctx context.Context, session string, leafSeq int64) ([]store.EventRecord, error)
 	LastSeq(ctx context.Context, session string) (int64, error)
@@ -86,6 +88,7 @@ type Service struct {
 
 	mu     sync.Mutex
 	locks  map[string]*sync.Mutex // per session: orders emits
+	pubs   map[string]*publisher  // per session: publishes in order, once stored (emit.go)
 	active map[string]context.CancelFunc
 	// finished holds the sessions whose running turn has emitted
 	// turn_finished but not yet returned (it still saves its memory and
@@ -104,7 +107,7 @@ func New(d Deps) (*Service, error) {
 		return nil, errors.New("session service: no store")
 	}
 	s := &Service{store: d.Store, bus: d.Bus, runner: d.Runner, now: d.Now, openWS: d.OpenWorkspace,
-		locks: map[string]*sync.Mutex{}, active: map[string]context.CancelFunc{}, spaces: map[string]*workspace.Workspace{}}
+		locks: map[string]*sync.Mutex{}, pubs: map[string]*publisher{}, active: map[string]context.CancelFunc{}, spaces: map[string]*workspace.Workspace{}}
 	if s.bus == nil {
 		s.bus = event.NewBus()
 	}
