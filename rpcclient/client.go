@@ -2,18 +2,14 @@
 // process, waits for its ready frame, sends commands and matches their
 // responses by id, and delivers olly's events on a channel. Editor
 // integrations and tests use it; docs/rpc.md describes the protocol for
-// clients in other languages.
+// clients in other languages. Example (ExampleStart) shows a whole turn
+// with an approval.
 //
-//	c, err := rpcclient.Start(ctx, rpcclient.Options{Args: []string{"--cwd", dir}})
-//	defer c.Close()
-//	_, err = c.Prompt(ctx, rpcclient.PromptRequest{Message: "add a test for Parse"})
-//	for ev := range c.Events() {
-//		if ap, ok := ev.Data.(event.ApprovalRequested); ok { c.Approve(ctx, rpcclient.ApproveRequest{ApprovalID: ap.ApprovalID}) }
-//		if ev.Type() == event.TypeTurnFinished { break }
-//	}
-//
-// The request and result types are the server's own (type aliases of
-// internal/ui/rpc), so client and server cannot disagree on a field.
+// The request and result types are the protocol's own (type aliases of
+// package rpcproto, which the server writes too), so client and server
+// cannot disagree on a field. The package imports only the standard
+// library, rpcproto and event: embedding olly pulls in none of its
+// internals (a test checks this).
 package rpcclient
 
 import (
@@ -29,8 +25,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/olly-agent/olly/internal/event"
-	"github.com/olly-agent/olly/internal/ui/rpc"
+	"github.com/olly-agent/olly/event"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 // Defaults of Options.
@@ -74,17 +70,17 @@ type Client struct {
 	opts  Options
 	cmd   *exec.Cmd
 	stdin io.WriteCloser
-	ready rpc.Ready
+	ready rpcproto.Ready
 
 	wmu sync.Mutex // one frame at a time on stdin
 
 	mu      sync.Mutex
 	nextID  int
-	pending map[string]chan rpc.Response
+	pending map[string]chan rpcproto.Response
 
 	events *queue[event.Event]
 	pi     *queue[json.RawMessage]
-	late   *queue[rpc.Response]
+	late   *queue[rpcproto.Response]
 
 	stderr  *tail
 	exited  chan struct{} // closed when the process ended
@@ -101,7 +97,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 		opts.Binary = "olly"
 	}
 	if opts.Events == "" {
-		opts.Events = rpc.FamilyOlly
+		opts.Events = rpcproto.FamilyOlly
 	}
 	if opts.StartTimeout <= 0 {
 		opts.StartTimeout = DefaultStartTimeout
@@ -112,8 +108,8 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	args := append(append([]string(nil), opts.Args...), "--mode", "rpc", "--rpc-events", opts.Events)
 	cmd := exec.Command(opts.Binary, args...)
 	cmd.Env, cmd.Dir = opts.Env, opts.Dir
-	c := &Client{opts: opts, cmd: cmd, pending: map[string]chan rpc.Response{},
-		events: newQueue[event.Event](), pi: newQueue[json.RawMessage](), late: newQueue[rpc.Response](),
+	c := &Client{opts: opts, cmd: cmd, pending: map[string]chan rpcproto.Response{},
+		events: newQueue[event.Event](), pi: newQueue[json.RawMessage](), late: newQueue[rpcproto.Response](),
 		stderr: &tail{max: stderrKeep}, exited: make(chan struct{})}
 	var err error
 	if c.stdin, err = cmd.StdinPipe(); err != nil {
@@ -130,7 +126,7 @@ func Start(ctx context.Context, opts Options) (*Client, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, c.abandon(fmt.Errorf("start %s: %w", opts.Binary, err))
 	}
-	readyCh := make(chan rpc.Ready, 1)
+	readyCh := make(chan rpcproto.Ready, 1)
 	c.readers.Add(1)
 	go c.read(stdout, readyCh)
 	go func() {
@@ -164,7 +160,7 @@ func (c *Client) abandon(err error) error {
 
 // Ready returns the ready frame: the session, its model and workspace,
 // and the commands this olly answers.
-func (c *Client) Ready() rpc.Ready { return c.ready }
+func (c *Client) Ready() rpcproto.Ready { return c.ready }
 
 // Events delivers olly's events as they arrive, decoded. The channel is
 // closed when olly's output ends; events not read before Close are
@@ -177,7 +173,7 @@ func (c *Client) PiEvents() <-chan json.RawMessage { return c.pi.out }
 
 // Late delivers responses nobody waits for: the second response of a
 // prompt that was accepted and then refused by the agent.
-func (c *Client) Late() <-chan rpc.Response { return c.late.out }
+func (c *Client) Late() <-chan rpcproto.Response { return c.late.out }
 
 // Done is closed when the olly process has ended.
 func (c *Client) Done() <-chan struct{} { return c.exited }
@@ -223,7 +219,7 @@ func (c *Client) call(ctx context.Context, command string, req, resp any) error 
 	c.mu.Lock()
 	c.nextID++
 	id := "req_" + strconv.Itoa(c.nextID)
-	ch := make(chan rpc.Response, 1)
+	ch := make(chan rpcproto.Response, 1)
 	c.pending[id] = ch
 	c.mu.Unlock()
 	frame["id"] = json.RawMessage(strconv.Quote(id))

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/olly-agent/olly/internal/event"
-	"github.com/olly-agent/olly/internal/ui/rpc"
+	"github.com/olly-agent/olly/event"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 // read decodes olly's output: the ready frame, responses (to their
 // waiting calls) and events.
-func (c *Client) read(stdout io.Reader, readyCh chan<- rpc.Ready) {
+func (c *Client) read(stdout io.Reader, readyCh chan<- rpcproto.Ready) {
 	defer c.readers.Done()
 	defer c.events.close()
 	defer c.pi.close()
@@ -60,7 +60,7 @@ type kind struct {
 	ID   json.RawMessage `json:"id"`
 }
 
-func (c *Client) frame(line []byte, readyCh chan<- rpc.Ready) {
+func (c *Client) frame(line []byte, readyCh chan<- rpcproto.Ready) {
 	var k kind
 	if err := json.Unmarshal(line, &k); err != nil {
 		c.mu.Lock()
@@ -69,16 +69,16 @@ func (c *Client) frame(line []byte, readyCh chan<- rpc.Ready) {
 		return
 	}
 	switch {
-	case k.Type == rpc.TypeReady:
-		var r rpc.Ready
+	case k.Type == rpcproto.TypeReady:
+		var r rpcproto.Ready
 		if json.Unmarshal(line, &r) == nil {
 			select {
 			case readyCh <- r:
 			default:
 			}
 		}
-	case k.Type == rpc.TypeResponse:
-		var resp rpc.Response
+	case k.Type == rpcproto.TypeResponse:
+		var resp rpcproto.Response
 		if err := json.Unmarshal(line, &resp); err != nil {
 			return
 		}
@@ -94,7 +94,7 @@ func (c *Client) frame(line []byte, readyCh chan<- rpc.Ready) {
 }
 
 // deliver hands a response to its call, or to Late.
-func (c *Client) deliver(resp rpc.Response) {
+func (c *Client) deliver(resp rpcproto.Response) {
 	var id string
 	if err := json.Unmarshal(resp.ID, &id); err != nil {
 		id = string(resp.ID)

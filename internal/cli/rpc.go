@@ -22,6 +22,7 @@ import (
 	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/timeline"
 	"github.com/olly-agent/olly/internal/ui/rpc"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 // modelPickTimeout bounds choosing the model at start: an editor waits for
@@ -45,7 +46,7 @@ func bindModeFlags(root *cobra.Command, f *Factory, popts *printOptions) {
 	opts := &rpcOptions{}
 	fl := root.Flags()
 	fl.StringVar(&opts.Mode, "mode", "", "`rpc`: serve the JSONL protocol on stdin and stdout, for editors and other programs (docs/rpc.md)")
-	fl.StringVar(&opts.Events, "rpc-events", rpc.FamilyBoth, "RPC mode's event families: `olly`, pi or both")
+	fl.StringVar(&opts.Events, "rpc-events", rpcproto.FamilyBoth, "RPC mode's event families: `olly`, pi or both")
 	next := root.RunE
 	root.RunE = func(cmd *cobra.Command, args []string) error {
 		if opts.Mode == "" {
@@ -71,7 +72,7 @@ func (o *rpcOptions) check(popts *printOptions, args []string) error {
 	switch {
 	case o.Mode != modeRPC:
 		return usageError("--mode %q: the mode is rpc (print mode is -p)", o.Mode)
-	case o.Events != rpc.FamilyOlly && o.Events != rpc.FamilyPi && o.Events != rpc.FamilyBoth:
+	case o.Events != rpcproto.FamilyOlly && o.Events != rpcproto.FamilyPi && o.Events != rpcproto.FamilyBoth:
 		return usageError("--rpc-events %q: use olly, pi or both", o.Events)
 	case popts.Print:
 		return usageError("-p and --mode rpc are two modes: use one")
@@ -143,7 +144,7 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 		Provider: cfg.Provider, BaseURL: cfg.BaseURL, Thinking: cfg.Agent.EnableThinking, MaxTokens: cfg.AgentMode.MaxTokens,
 		Log:    logger,
 		Models: catalog, Checkpoints: a.Checkpoints, SetAutoApprove: a.SetAutoApprove, Embedder: emb, AutoCompaction: a.Agent,
-		RunCommand: func(ctx context.Context, id, command string) (*rpc.BashResult, error) {
+		RunCommand: func(ctx context.Context, id, command string) (*rpcproto.BashResult, error) {
 			run, err := a.RunCommand(ctx, id, command)
 			if err != nil {
 				return nil, err
@@ -191,8 +192,8 @@ func rpcSession(ctx context.Context, a *app.App, catalog *models.Catalog, popts 
 }
 
 // bashResult is a person's command as the protocol reports it.
-func bashResult(run *app.CommandRun) *rpc.BashResult {
-	out := &rpc.BashResult{Command: run.Command, ExitCode: -1, Denied: run.Denied, Turn: run.Turn,
+func bashResult(run *app.CommandRun) *rpcproto.BashResult {
+	out := &rpcproto.BashResult{Command: run.Command, ExitCode: -1, Denied: run.Denied, Turn: run.Turn,
 		Cancelled: run.Status == event.FinishCanceled}
 	r := run.Result
 	if r == nil {

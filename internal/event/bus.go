@@ -5,21 +5,15 @@ import (
 	"sync"
 )
 
-// Bus fans published events out to subscribers. Publishing never blocks on
-// a slow subscriber: each subscription queues what it has not read yet, in
-// publish order.
 type Bus struct {
 	mu   sync.Mutex
 	subs map[*Subscription]struct{}
 }
 
-// NewBus returns an empty bus.
 func NewBus() *Bus {
 	return &Bus{subs: make(map[*Subscription]struct{})}
 }
 
-// Subscribe returns a subscription to the events for which match returns
-// true (nil matches every event). The caller must Close it.
 func (b *Bus) Subscribe(match func(Event) bool) *Subscription {
 	s := &Subscription{bus: b, match: match, signal: make(chan struct{}, 1)}
 	b.mu.Lock()
@@ -28,7 +22,6 @@ func (b *Bus) Subscribe(match func(Event) bool) *Subscription {
 	return s
 }
 
-// Publish hands ev to every matching subscription.
 func (b *Bus) Publish(ev Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -39,7 +32,6 @@ func (b *Bus) Publish(ev Event) {
 	}
 }
 
-// Subscription is one subscriber's ordered queue of events.
 type Subscription struct {
 	bus    *Bus
 	match  func(Event) bool
@@ -63,8 +55,6 @@ func (s *Subscription) push(ev Event) {
 	}
 }
 
-// Next returns the next event, waiting until one is published, ctx ends, or
-// the subscription is closed (ErrClosed).
 func (s *Subscription) Next(ctx context.Context) (Event, error) {
 	for {
 		s.mu.Lock()
@@ -88,7 +78,6 @@ func (s *Subscription) Next(ctx context.Context) (Event, error) {
 	}
 }
 
-// TryNext returns the next queued event without waiting.
 func (s *Subscription) TryNext() (Event, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -101,8 +90,6 @@ func (s *Subscription) TryNext() (Event, bool) {
 	return ev, true
 }
 
-// Close stops delivery; events already queued can still be read with Next
-// until it returns ErrClosed.
 func (s *Subscription) Close() {
 	s.bus.mu.Lock()
 	delete(s.bus.subs, s)
@@ -116,7 +103,6 @@ func (s *Subscription) Close() {
 	}
 }
 
-// ErrClosed is returned by Next on a closed, drained subscription.
 var ErrClosed = errClosed{}
 
 type errClosed struct{}

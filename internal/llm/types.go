@@ -7,6 +7,8 @@ package llm
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/olly-agent/olly/event"
 )
 
 // Role is the author of a chat message.
@@ -42,21 +44,10 @@ type Message struct {
 	ToolCallID string `json:"toolCallId,omitempty"`
 }
 
-// ToolCall is one function call requested by the model.
-type ToolCall struct {
-	// ID identifies the call. Ollama may omit it; the agent then assigns one
-	// so that OpenAI-compatible servers can pair results with calls.
-	ID string `json:"id,omitempty"`
-	// Index is the call's position in the model's output, when the server
-	// reports it.
-	Index int    `json:"index,omitempty"`
-	Name  string `json:"name"`
-	// Arguments is the call's arguments as a JSON object. It is nil when the
-	// server sent arguments that are not a JSON object; RawArguments then
-	// holds them verbatim so the agent can report the problem to the model.
-	Arguments    json.RawMessage `json:"arguments,omitempty"`
-	RawArguments string          `json:"rawArguments,omitempty"`
-}
+// ToolCall is one function call requested by the model. It is the public
+// event package's type, because the assistant_message event carries the
+// calls on the wire; an alias keeps the two from drifting.
+type ToolCall = event.ToolCall
 
 // Tool describes a function the model may call.
 type Tool struct {

@@ -10,52 +10,53 @@ import (
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/checkpoint"
 	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 func changeCommands() []*command {
 	return []*command{
-		def("approve", "Approve a pending approval request (approval_requested); for a command, command runs an edited command instead. Any number of requests may be pending; each is answered by its id.", false, runApprove),
-		def("deny", "Deny a pending approval request; reason is passed to the agent.", false, runDeny),
-		def("set_auto_approve", "Change the session's auto-approve toggles (stored on the session, applied at once, also to the running turn). Critical actions always ask.", false, runSetAutoApprove),
-		def("list_changes", "The session's file changes not yet kept or undone: each agent run (checkpoint) with its files, and each file with its numbered hunks.", false, runListChanges),
-		def("keep", "Keep changes: a hunk of a file (path and hunk), a file (path), or every pending change (all). Keeping never touches the file on disk.", false,
-			func(ctx context.Context, s *Server, _ *call, req ChangeRequest) (ChangeResult, error) {
+		def(rpcproto.CmdApprove, "Approve a pending approval request (approval_requested); for a command, command runs an edited command instead. Any number of requests may be pending; each is answered by its id.", false, runApprove),
+		def(rpcproto.CmdDeny, "Deny a pending approval request; reason is passed to the agent.", false, runDeny),
+		def(rpcproto.CmdSetAutoApprove, "Change the session's auto-approve toggles (stored on the session, applied at once, also to the running turn). Critical actions always ask.", false, runSetAutoApprove),
+		def(rpcproto.CmdListChanges, "The session's file changes not yet kept or undone: each agent run (checkpoint) with its files, and each file with its numbered hunks.", false, runListChanges),
+		def(rpcproto.CmdKeep, "Keep changes: a hunk of a file (path and hunk), a file (path), or every pending change (all). Keeping never touches the file on disk.", false,
+			func(ctx context.Context, s *Server, _ *call, req rpcproto.ChangeRequest) (rpcproto.ChangeResult, error) {
 				return s.change(ctx, checkpoint.ActionKeep, req)
 			}),
-		def("undo", "Undo changes: a hunk of a file (path and hunk), a file (path), or every pending change (all), newest run first. A change is undone only where the file still holds what the agent wrote; the rest are returned as conflicts.", false,
-			func(ctx context.Context, s *Server, _ *call, req ChangeRequest) (ChangeResult, error) {
+		def(rpcproto.CmdUndo, "Undo changes: a hunk of a file (path and hunk), a file (path), or every pending change (all), newest run first. A change is undone only where the file still holds what the agent wrote; the rest are returned as conflicts.", false,
+			func(ctx context.Context, s *Server, _ *call, req rpcproto.ChangeRequest) (rpcproto.ChangeResult, error) {
 				return s.change(ctx, checkpoint.ActionUndo, req)
 			}),
-		def("review_navigate", "Move through the pending changes (\"change X of Y\"): next, prev, next_file, prev_file, first, last, or focus a file.", false, runNavigate),
+		def(rpcproto.CmdReviewNavigate, "Move through the pending changes (\"change X of Y\"): next, prev, next_file, prev_file, first, last, or focus a file.", false, runNavigate),
 	}
 }
 
-func runApprove(_ context.Context, s *Server, _ *call, req ApproveRequest) (ApprovalResult, error) {
+func runApprove(_ context.Context, s *Server, _ *call, req rpcproto.ApproveRequest) (rpcproto.ApprovalResult, error) {
 	if err := s.opts.Approvals.Answer(s.current(), req.ApprovalID, approval.Answer{Approve: true, Command: req.Command, OutsideSandbox: req.OutsideSandbox}); err != nil {
-		return ApprovalResult{}, err
+		return rpcproto.ApprovalResult{}, err
 	}
-	return ApprovalResult{ApprovalID: req.ApprovalID, Decision: event.DecisionApproved}, nil
+	return rpcproto.ApprovalResult{ApprovalID: req.ApprovalID, Decision: event.DecisionApproved}, nil
 }
 
-func runDeny(_ context.Context, s *Server, _ *call, req DenyRequest) (ApprovalResult, error) {
+func runDeny(_ context.Context, s *Server, _ *call, req rpcproto.DenyRequest) (rpcproto.ApprovalResult, error) {
 	if err := s.opts.Approvals.Answer(s.current(), req.ApprovalID, approval.Answer{Reason: req.Reason}); err != nil {
-		return ApprovalResult{}, err
+		return rpcproto.ApprovalResult{}, err
 	}
-	return ApprovalResult{ApprovalID: req.ApprovalID, Decision: event.DecisionDenied}, nil
+	return rpcproto.ApprovalResult{ApprovalID: req.ApprovalID, Decision: event.DecisionDenied}, nil
 }
 
-func runSetAutoApprove(ctx context.Context, s *Server, _ *call, req AutoApproveRequest) (AutoApprove, error) {
+func runSetAutoApprove(ctx context.Context, s *Server, _ *call, req rpcproto.AutoApproveRequest) (rpcproto.AutoApprove, error) {
 	if s.opts.SetAutoApprove == nil {
-		return AutoApprove{}, errUnavailable("set_auto_approve", "no approval settings")
+		return rpcproto.AutoApprove{}, errUnavailable("set_auto_approve", "no approval settings")
 	}
 	if req.Commands == nil && req.SensitiveEdits == nil {
-		return AutoApprove{}, errors.New("give commands, sensitiveEdits or both (true or false)")
+		return rpcproto.AutoApprove{}, errors.New("give commands, sensitiveEdits or both (true or false)")
 	}
 	sess, err := s.opts.SetAutoApprove(ctx, s.current(), req.Commands, req.SensitiveEdits)
 	if err != nil {
-		return AutoApprove{}, err
+		return rpcproto.AutoApprove{}, err
 	}
-	return AutoApprove{Commands: sess.AutoApproveCommands, SensitiveEdits: sess.AutoApproveSensitiveEdits}, nil
+	return rpcproto.AutoApprove{Commands: sess.AutoApproveCommands, SensitiveEdits: sess.AutoApproveSensitiveEdits}, nil
 }
 
 // review returns the checkpoint manager of the current session's
@@ -88,51 +89,53 @@ func (s *Server) review(ctx context.Context) (string, *checkpoint.Manager, *chec
 	return id, m, rs, ids, nil
 }
 
-func runListChanges(ctx context.Context, s *Server, _ *call, _ Empty) (Changes, error) {
+func runListChanges(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.Changes, error) {
 	id, m, rs, _, err := s.review(ctx)
 	if err != nil {
-		return Changes{}, err
+		return rpcproto.Changes{}, err
 	}
 	ch, err := m.SessionChanges(ctx, id)
 	if err != nil {
-		return Changes{}, err
+		return rpcproto.Changes{}, err
 	}
-	out := Changes{SessionID: id, Checkpoints: ch.Checkpoints, Files: []checkpoint.FileReview{},
+	out := rpcproto.Changes{SessionID: id, Checkpoints: each(ch.Checkpoints, wireCheckpoint), Files: []rpcproto.FileReview{},
 		Additions: ch.Pending.Additions, Deletions: ch.Pending.Deletions}
-	if out.Position, err = rs.Start(ctx, ch.IDs()...); err != nil {
-		return Changes{}, err
+	pos, err := rs.Start(ctx, ch.IDs()...)
+	if err != nil {
+		return rpcproto.Changes{}, err
 	}
+	out.Position = wirePosition(pos)
 	if files := rs.Files(); files != nil {
-		out.Files = files
+		out.Files = each(files, wireFileReview)
 	}
 	return out, nil
 }
 
 // change keeps or undoes what req selects.
-func (s *Server) change(ctx context.Context, action string, req ChangeRequest) (ChangeResult, error) {
+func (s *Server) change(ctx context.Context, action string, req rpcproto.ChangeRequest) (rpcproto.ChangeResult, error) {
 	path := strings.TrimSpace(req.Path)
 	switch {
 	case path != "" && req.All:
-		return ChangeResult{}, errors.New("give path or all, not both")
+		return rpcproto.ChangeResult{}, errors.New("give path or all, not both")
 	case path == "" && !req.All:
-		return ChangeResult{}, fmt.Errorf("say what to %s: a path (with a hunk, or the whole file), or all", action)
+		return rpcproto.ChangeResult{}, fmt.Errorf("say what to %s: a path (with a hunk, or the whole file), or all", action)
 	case req.Hunk < 0:
-		return ChangeResult{}, fmt.Errorf("field hunk: %d; hunks are numbered from 1 (list_changes numbers them)", req.Hunk)
+		return rpcproto.ChangeResult{}, fmt.Errorf("field hunk: %d; hunks are numbered from 1 (list_changes numbers them)", req.Hunk)
 	case req.Hunk > 0 && path == "":
-		return ChangeResult{}, errors.New("field hunk needs path: hunk numbers belong to one file")
+		return rpcproto.ChangeResult{}, errors.New("field hunk needs path: hunk numbers belong to one file")
 	}
 	id, m, rs, ids, err := s.review(ctx)
 	if err != nil {
-		return ChangeResult{}, err
+		return rpcproto.ChangeResult{}, err
 	}
 	if path != "" {
 		path = snapshotPath(m, path)
 	}
-	out := ChangeResult{Outcomes: []checkpoint.Outcome{}, Conflicts: []checkpoint.Conflict{}}
+	out := rpcproto.ChangeResult{Outcomes: []rpcproto.Outcome{}, Conflicts: []rpcproto.Conflict{}}
 	if req.Hunk > 0 {
 		// Hunk numbers are the review's: the file's newest pending run.
 		if _, err := rs.Start(ctx, ids...); err != nil {
-			return ChangeResult{}, err
+			return rpcproto.ChangeResult{}, err
 		}
 		act := rs.Keep
 		if action == checkpoint.ActionUndo {
@@ -140,31 +143,33 @@ func (s *Server) change(ctx context.Context, action string, req ChangeRequest) (
 		}
 		o, pos, err := act(ctx, path, req.Hunk)
 		if err != nil {
-			return ChangeResult{}, err
+			return rpcproto.ChangeResult{}, err
 		}
-		out.Outcomes, out.Conflicts, out.Position = append(out.Outcomes, *o), append(out.Conflicts, o.Conflicts()...), pos
+		out.Outcomes, out.Conflicts, out.Position = append(out.Outcomes, wireOutcome(*o)), append(out.Conflicts, each(o.Conflicts(), wireConflict)...), wirePosition(pos)
 		return out, nil
 	}
 	outs, opErr := m.ApplySession(ctx, id, action, path)
 	for _, o := range outs {
-		out.Outcomes = append(out.Outcomes, o)
-		out.Conflicts = append(out.Conflicts, o.Conflicts()...)
+		out.Outcomes = append(out.Outcomes, wireOutcome(o))
+		out.Conflicts = append(out.Conflicts, each(o.Conflicts(), wireConflict)...)
 	}
 	if opErr != nil && len(outs) == 0 {
-		return ChangeResult{}, opErr
+		return rpcproto.ChangeResult{}, opErr
 	}
 	// What is pending now: the review starts again from it.
 	cps, err := m.Pending(ctx, id)
 	if err != nil {
-		return ChangeResult{}, err
+		return rpcproto.ChangeResult{}, err
 	}
 	ids = ids[:0]
 	for _, c := range cps {
 		ids = append(ids, c.ID)
 	}
-	if out.Position, err = rs.Start(ctx, ids...); err != nil {
-		return ChangeResult{}, err
+	pos, err := rs.Start(ctx, ids...)
+	if err != nil {
+		return rpcproto.ChangeResult{}, err
 	}
+	out.Position = wirePosition(pos)
 	return out, opErr
 }
 
@@ -183,36 +188,37 @@ var moves = map[string]checkpoint.Move{
 	"prev_file": checkpoint.PrevFile, "first": checkpoint.FirstChange, "last": checkpoint.LastChange,
 }
 
-func runNavigate(ctx context.Context, s *Server, _ *call, req NavigateRequest) (Review, error) {
+func runNavigate(ctx context.Context, s *Server, _ *call, req rpcproto.NavigateRequest) (rpcproto.Review, error) {
 	_, m, rs, ids, err := s.review(ctx)
 	if err != nil {
-		return Review{}, err
+		return rpcproto.Review{}, err
 	}
 	var pos checkpoint.ChangePosition
 	switch mv, ok := moves[req.Move]; {
 	case req.Move == "focus":
 		if strings.TrimSpace(req.Path) == "" {
-			return Review{}, errors.New("focus needs path: the file to show")
+			return rpcproto.Review{}, errors.New("focus needs path: the file to show")
 		}
 		if _, err := rs.Navigate(ctx, checkpoint.FirstChange, ids...); err != nil {
-			return Review{}, err
+			return rpcproto.Review{}, err
 		}
 		pos, err = rs.Focus(ctx, snapshotPath(m, req.Path))
 	case ok:
 		pos, err = rs.Navigate(ctx, mv, ids...)
 	default:
-		return Review{}, fmt.Errorf("field move: %q is not next, prev, next_file, prev_file, first, last or focus", req.Move)
+		return rpcproto.Review{}, fmt.Errorf("field move: %q is not next, prev, next_file, prev_file, first, last or focus", req.Move)
 	}
 	if err != nil {
-		return Review{}, err
+		return rpcproto.Review{}, err
 	}
-	out := Review{Position: pos}
+	out := rpcproto.Review{Position: wirePosition(pos)}
 	for _, f := range rs.Files() {
 		if f.Path == pos.FilePath && f.CheckpointID == pos.CheckpointID {
-			out.File = &f
-			for i := range f.Hunks {
-				if f.Hunks[i].Number == pos.Hunk {
-					out.Hunk = &f.Hunks[i]
+			wf := wireFileReview(f)
+			out.File = &wf
+			for i := range wf.Hunks {
+				if wf.Hunks[i].Number == pos.Hunk {
+					out.Hunk = &wf.Hunks[i]
 				}
 			}
 			break

@@ -10,6 +10,7 @@ import (
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 // Wire names of the busy behaviours (pi's streamingBehavior).
@@ -20,40 +21,40 @@ const (
 
 func promptCommands() []*command {
 	return []*command{
-		def("prompt", "Send a prompt. Answered as soon as it is accepted; its events follow. While a prompt runs, streamingBehavior queues it (steer: the running turn reads it at its next step; followUp: it runs as the next turn), and without it the prompt is refused. A prompt that was accepted but then refused by the agent (an @path outside the workspace) gets a second response with the same id and success false.", false, runPrompt),
-		def("steer", "Queue a message for the running turn, which reads it after its current tool calls (at its next iteration). When the turn ends before that, it runs as the next turn; when nothing runs, it runs now, like prompt.", false,
-			func(ctx context.Context, s *Server, c *call, req MessageRequest) (PromptResult, error) {
+		def(rpcproto.CmdPrompt, "Send a prompt. Answered as soon as it is accepted; its events follow. While a prompt runs, streamingBehavior queues it (steer: the running turn reads it at its next step; followUp: it runs as the next turn), and without it the prompt is refused. A prompt that was accepted but then refused by the agent (an @path outside the workspace) gets a second response with the same id and success false.", false, runPrompt),
+		def(rpcproto.CmdSteer, "Queue a message for the running turn, which reads it after its current tool calls (at its next iteration). When the turn ends before that, it runs as the next turn; when nothing runs, it runs now, like prompt.", false,
+			func(ctx context.Context, s *Server, c *call, req rpcproto.MessageRequest) (rpcproto.PromptResult, error) {
 				return s.message(ctx, c, req, session.WhenBusySteer)
 			}),
-		def("follow_up", "Queue a message to run as a turn of its own once the running prompt (and the follow-ups before it) ended; when nothing runs, it runs now, like prompt.", false,
-			func(ctx context.Context, s *Server, c *call, req MessageRequest) (PromptResult, error) {
+		def(rpcproto.CmdFollowUp, "Queue a message to run as a turn of its own once the running prompt (and the follow-ups before it) ended; when nothing runs, it runs now, like prompt.", false,
+			func(ctx context.Context, s *Server, c *call, req rpcproto.MessageRequest) (rpcproto.PromptResult, error) {
 				return s.message(ctx, c, req, session.WhenBusyFollowUp)
 			}),
-		def("abort", "Stop the running turn (streaming stops, a running command is killed, pending approvals end canceled) and drop the queued steering and follow-up messages.", false, runAbort),
-		def("compact", "Summarize the conversation so far to free the context window (the /compact command); waits until the summary is recorded.", true, runCompact),
-		def("set_auto_compaction", "Turn automatic context compaction on or off for the session, for as long as this olly runs (it is not stored). Off, the agent compacts neither at 70% of the context window nor when the server reports an overflow; compact still works.", false, runSetAutoCompaction),
-		def("bash", "Run a shell command in the session's shell, where the agent's commands run (cwd and exported variables persist). It goes through the same safety analysis and approval rules as the agent's commands; its output streams as tool_output, and its result is recorded for the model, which sees it with the next prompt.", true, runBash),
-		def("abort_bash", "Stop the command bash is running.", false, runAbortBash),
+		def(rpcproto.CmdAbort, "Stop the running turn (streaming stops, a running command is killed, pending approvals end canceled) and drop the queued steering and follow-up messages.", false, runAbort),
+		def(rpcproto.CmdCompact, "Summarize the conversation so far to free the context window (the /compact command); waits until the summary is recorded.", true, runCompact),
+		def(rpcproto.CmdSetAutoCompaction, "Turn automatic context compaction on or off for the session, for as long as this olly runs (it is not stored). Off, the agent compacts neither at 70% of the context window nor when the server reports an overflow; compact still works.", false, runSetAutoCompaction),
+		def(rpcproto.CmdBash, "Run a shell command in the session's shell, where the agent's commands run (cwd and exported variables persist). It goes through the same safety analysis and approval rules as the agent's commands; its output streams as tool_output, and its result is recorded for the model, which sees it with the next prompt.", true, runBash),
+		def(rpcproto.CmdAbortBash, "Stop the command bash is running.", false, runAbortBash),
 	}
 }
 
-func runPrompt(ctx context.Context, s *Server, c *call, req PromptRequest) (PromptResult, error) {
+func runPrompt(ctx context.Context, s *Server, c *call, req rpcproto.PromptRequest) (rpcproto.PromptResult, error) {
 	if err := noImages(req.Images); err != nil {
-		return PromptResult{}, err
+		return rpcproto.PromptResult{}, err
 	}
 	when, err := busyBehaviour(req.StreamingBehavior)
 	if err != nil {
-		return PromptResult{}, err
+		return rpcproto.PromptResult{}, err
 	}
 	if req.Mode != "" && !slices.Contains(session.Modes(), req.Mode) {
-		return PromptResult{}, fmt.Errorf("field mode: %q is not a mode; use one of %s", req.Mode, strings.Join(session.Modes(), ", "))
+		return rpcproto.PromptResult{}, fmt.Errorf("field mode: %q is not a mode; use one of %s", req.Mode, strings.Join(session.Modes(), ", "))
 	}
 	return s.submit(ctx, c, session.PromptInput{Text: req.Message, Mode: req.Mode, Model: req.Model}, when)
 }
 
-func (s *Server) message(ctx context.Context, c *call, req MessageRequest, when string) (PromptResult, error) {
+func (s *Server) message(ctx context.Context, c *call, req rpcproto.MessageRequest, when string) (rpcproto.PromptResult, error) {
 	if err := noImages(req.Images); err != nil {
-		return PromptResult{}, err
+		return rpcproto.PromptResult{}, err
 	}
 	return s.submit(ctx, c, session.PromptInput{Text: req.Message}, when)
 }
@@ -82,13 +83,13 @@ func noImages(raw json.RawMessage) error {
 // submit hands a message to the session service: it runs now (in the
 // server's work, after the response is written, so its events follow the
 // response) or waits for the running prompt.
-func (s *Server) submit(ctx context.Context, c *call, in session.PromptInput, when string) (PromptResult, error) {
+func (s *Server) submit(ctx context.Context, c *call, in session.PromptInput, when string) (rpcproto.PromptResult, error) {
 	id := s.current()
 	sub, err := s.opts.Sessions.Submit(ctx, id, in, when)
 	if err != nil {
-		return PromptResult{}, busyHint(err)
+		return rpcproto.PromptResult{}, busyHint(err)
 	}
-	res := PromptResult{SessionID: id}
+	res := rpcproto.PromptResult{SessionID: id}
 	switch sub.Queued {
 	case session.WhenBusySteer:
 		res.Queued = wireSteer
@@ -128,39 +129,39 @@ func (s *Server) runSubmission(ctx context.Context, c *call, id string, sub *ses
 	}
 }
 
-func runAbort(_ context.Context, s *Server, _ *call, _ Empty) (AbortResult, error) {
+func runAbort(_ context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.AbortResult, error) {
 	id := s.current()
 	dropped := len(s.opts.Sessions.ClearQueue(id))
-	return AbortResult{Aborted: s.opts.Sessions.Abort(id), Dropped: dropped}, nil
+	return rpcproto.AbortResult{Aborted: s.opts.Sessions.Abort(id), Dropped: dropped}, nil
 }
 
-func runCompact(ctx context.Context, s *Server, _ *call, req CompactRequest) (CompactResult, error) {
+func runCompact(ctx context.Context, s *Server, _ *call, req rpcproto.CompactRequest) (rpcproto.CompactResult, error) {
 	id := s.current()
 	text := strings.TrimSpace("/compact " + req.CustomInstructions)
 	sub, err := s.opts.Sessions.Submit(ctx, id, session.PromptInput{Text: text}, session.WhenBusyRefuse)
 	if err != nil {
-		return CompactResult{}, busyHint(err)
+		return rpcproto.CompactResult{}, busyHint(err)
 	}
 	s.setCompacting(true)
 	res, err := sub.Run(ctx)
 	s.setCompacting(false)
 	if err != nil {
-		return CompactResult{}, err
+		return rpcproto.CompactResult{}, err
 	}
 	if res != nil && res.Status == event.FinishFailed {
-		return CompactResult{}, fmt.Errorf("compact: %s", res.Error)
+		return rpcproto.CompactResult{}, fmt.Errorf("compact: %s", res.Error)
 	}
 	evs, err := s.opts.Sessions.History(ctx, id)
 	if err != nil {
-		return CompactResult{}, err
+		return rpcproto.CompactResult{}, err
 	}
 	for i := len(evs) - 1; i >= 0; i-- {
 		if p, ok := evs[i].Data.(event.Compaction); ok && (res == nil || evs[i].Turn == res.Turn) {
-			return CompactResult{Summary: p.Summary, FirstKeptEntryID: fmt.Sprint(p.FirstKeptSeq), FirstKeptSeq: p.FirstKeptSeq,
+			return rpcproto.CompactResult{Summary: p.Summary, FirstKeptEntryID: fmt.Sprint(p.FirstKeptSeq), FirstKeptSeq: p.FirstKeptSeq,
 				TokensBefore: p.TokensBefore, TokensAfter: p.TokensAfter}, nil
 		}
 	}
-	return CompactResult{}, errors.New("compact: nothing was compacted (the conversation is too short to summarize)")
+	return rpcproto.CompactResult{}, errors.New("compact: nothing was compacted (the conversation is too short to summarize)")
 }
 
 func (s *Server) setCompacting(on bool) {
@@ -169,14 +170,14 @@ func (s *Server) setCompacting(on bool) {
 	s.mu.Unlock()
 }
 
-func runSetAutoCompaction(_ context.Context, s *Server, _ *call, req EnabledRequest) (Empty, error) {
+func runSetAutoCompaction(_ context.Context, s *Server, _ *call, req rpcproto.EnabledRequest) (rpcproto.Empty, error) {
 	if s.opts.AutoCompaction == nil {
-		return Empty{}, errUnavailable("set_auto_compaction", "this server was started without the agent's compaction switch")
+		return rpcproto.Empty{}, errUnavailable("set_auto_compaction", "this server was started without the agent's compaction switch")
 	}
-	return Empty{}, s.opts.AutoCompaction.SetAutoCompaction(s.current(), *req.Enabled)
+	return rpcproto.Empty{}, s.opts.AutoCompaction.SetAutoCompaction(s.current(), *req.Enabled)
 }
 
-func runBash(ctx context.Context, s *Server, _ *call, req BashRequest) (*BashResult, error) {
+func runBash(ctx context.Context, s *Server, _ *call, req rpcproto.BashRequest) (*rpcproto.BashResult, error) {
 	if s.opts.RunCommand == nil {
 		return nil, errUnavailable("bash", "this olly was started without a shell for the person's commands")
 	}
@@ -201,12 +202,12 @@ func runBash(ctx context.Context, s *Server, _ *call, req BashRequest) (*BashRes
 	return res, nil
 }
 
-func runAbortBash(_ context.Context, s *Server, _ *call, _ Empty) (AbortResult, error) {
+func runAbortBash(_ context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.AbortResult, error) {
 	s.mu.Lock()
 	cancel := s.bash
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
-	return AbortResult{Aborted: cancel != nil}, nil
+	return rpcproto.AbortResult{Aborted: cancel != nil}, nil
 }

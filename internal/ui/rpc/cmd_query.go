@@ -11,6 +11,7 @@ import (
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 // Limits of the listing commands.
@@ -27,44 +28,44 @@ const (
 
 func queryCommands() []*command {
 	return []*command{
-		def("get_state", "The session's state: model, whether a prompt runs, queued messages, pending approvals, toggles.", true, runGetState),
-		def("get_messages", "The conversation of the session's current branch as pi messages (user, assistant, toolResult).", false, runGetMessages),
-		def("get_last_assistant_text", "The agent's last answer on the current branch.", false, runLastText),
-		def("get_branch_messages", "The prompts of the current branch, which branch can go back to.", false, runBranchMessages),
-		def("get_session_stats", "Message, tool-call and token counts of the current branch, and the lines of changes still pending.", false, runSessionStats),
-		def("get_available_models", "The models the server has.", true, runGetModels),
-		def("get_commands", "The slash commands a prompt may start with.", false, runGetCommands),
-		def("get_events", "The session's stored events after a seq (every branch, in order): how a client that reconnects catches up before the live stream.", false, runGetEvents),
-		def("list_sessions", "Stored sessions, most recently updated first.", false, runListSessions),
-		def("search_sessions", "Search every session's prompts, answers and titles (by words, and by meaning with an embedding model).", true, runSearch),
+		def(rpcproto.CmdGetState, "The session's state: model, whether a prompt runs, queued messages, pending approvals, toggles.", true, runGetState),
+		def(rpcproto.CmdGetMessages, "The conversation of the session's current branch as pi messages (user, assistant, toolResult).", false, runGetMessages),
+		def(rpcproto.CmdGetLastAssistantText, "The agent's last answer on the current branch.", false, runLastText),
+		def(rpcproto.CmdGetBranchMessages, "The prompts of the current branch, which branch can go back to.", false, runBranchMessages),
+		def(rpcproto.CmdGetSessionStats, "Message, tool-call and token counts of the current branch, and the lines of changes still pending.", false, runSessionStats),
+		def(rpcproto.CmdGetAvailableModels, "The models the server has.", true, runGetModels),
+		def(rpcproto.CmdGetCommands, "The slash commands a prompt may start with.", false, runGetCommands),
+		def(rpcproto.CmdGetEvents, "The session's stored events after a seq (every branch, in order): how a client that reconnects catches up before the live stream.", false, runGetEvents),
+		def(rpcproto.CmdListSessions, "Stored sessions, most recently updated first.", false, runListSessions),
+		def(rpcproto.CmdSearchSessions, "Search every session's prompts, answers and titles (by words, and by meaning with an embedding model).", true, runSearch),
 	}
 }
 
-func runGetState(ctx context.Context, s *Server, _ *call, _ Empty) (State, error) {
+func runGetState(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.State, error) {
 	sess, err := s.sessionOf(ctx)
 	if err != nil {
-		return State{}, err
+		return rpcproto.State{}, err
 	}
 	evs, err := s.opts.Sessions.History(ctx, sess.ID)
 	if err != nil {
-		return State{}, err
+		return rpcproto.State{}, err
 	}
 	last, err := s.opts.Sessions.LastSeq(ctx, sess.ID)
 	if err != nil {
-		return State{}, err
+		return rpcproto.State{}, err
 	}
 	q := s.opts.Sessions.Queued(sess.ID)
 	s.mu.Lock()
 	compacting := s.compacting
 	s.mu.Unlock()
-	st := State{
+	st := rpcproto.State{
 		Model: s.sessionModel(ctx, sess.Model), ThinkingLevel: "off", IsStreaming: s.opts.Sessions.Busy(sess.ID),
 		IsCompacting: compacting, SteeringMode: "all", FollowUpMode: "one-at-a-time",
 		SessionID: sess.ID, SessionName: sess.Title, AutoCompactionEnabled: true,
 		MessageCount: len(piMessages(evs, s.opts.Provider)), PendingMessageCount: q.Total(),
 		Workspace: sess.Workspace, Mode: firstNonEmpty(sess.Mode, "agent"), Status: string(sess.Status),
 		AutoApprove:      s.autoApprove(sess),
-		PendingApprovals: s.opts.Approvals.Pending(sess.ID), Queue: q, LastSeq: last, Events: s.opts.Events,
+		PendingApprovals: s.opts.Approvals.Pending(sess.ID), Queue: wireQueue(q), LastSeq: last, Events: s.opts.Events,
 	}
 	if s.opts.Thinking {
 		st.ThinkingLevel = "medium"
@@ -80,15 +81,15 @@ func runGetState(ctx context.Context, s *Server, _ *call, _ Empty) (State, error
 
 // autoApprove is what the session's approvals do without asking: its own
 // toggles, or the policy olly was started with (--yes).
-func (s *Server) autoApprove(sess *store.Session) AutoApprove {
+func (s *Server) autoApprove(sess *store.Session) rpcproto.AutoApprove {
 	p := s.opts.Approvals.Policy(sess.ID)
-	return AutoApprove{Commands: sess.AutoApproveCommands || p.AutoApproveCommands,
+	return rpcproto.AutoApprove{Commands: sess.AutoApproveCommands || p.AutoApproveCommands,
 		SensitiveEdits: sess.AutoApproveSensitiveEdits || p.AutoApproveSensitiveEdits}
 }
 
 // sessionModel describes the session's model, from the server when it
 // answers in time, else by name only.
-func (s *Server) sessionModel(ctx context.Context, name string) *PiModel {
+func (s *Server) sessionModel(ctx context.Context, name string) *rpcproto.PiModel {
 	if name == "" {
 		return nil
 	}
@@ -106,52 +107,52 @@ func (s *Server) sessionModel(ctx context.Context, name string) *PiModel {
 }
 
 // piModel describes a model as pi does.
-func (s *Server) piModel(d llm.ModelDetails, running bool) PiModel {
+func (s *Server) piModel(d llm.ModelDetails, running bool) rpcproto.PiModel {
 	provider, api := piProvider(s.opts.Provider)
 	input := []string{"text"}
 	if d.Capabilities.Vision {
 		input = append(input, "image")
 	}
-	return PiModel{ID: d.Name, Name: d.Name, API: api, Provider: provider, BaseURL: s.opts.BaseURL,
+	return rpcproto.PiModel{ID: d.Name, Name: d.Name, API: api, Provider: provider, BaseURL: s.opts.BaseURL,
 		Reasoning: d.Capabilities.Thinking, Input: input, ContextWindow: d.ContextLength, MaxTokens: s.opts.MaxTokens,
 		Tools: d.Capabilities.Tools, Family: d.Family, ParameterSize: d.ParameterSize, Quantization: d.QuantizationLevel, Running: running}
 }
 
-func runGetMessages(ctx context.Context, s *Server, _ *call, _ Empty) (MessagesResult, error) {
+func runGetMessages(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.MessagesResult, error) {
 	evs, err := s.opts.Sessions.History(ctx, s.current())
 	if err != nil {
-		return MessagesResult{}, err
+		return rpcproto.MessagesResult{}, err
 	}
-	return MessagesResult{Messages: piMessages(evs, s.opts.Provider)}, nil
+	return rpcproto.MessagesResult{Messages: piMessages(evs, s.opts.Provider)}, nil
 }
 
-func runLastText(ctx context.Context, s *Server, _ *call, _ Empty) (TextResult, error) {
+func runLastText(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.TextResult, error) {
 	text, ok, err := s.opts.Sessions.LastAnswer(ctx, s.current())
 	if err != nil || !ok {
-		return TextResult{}, err
+		return rpcproto.TextResult{}, err
 	}
-	return TextResult{Text: &text}, nil
+	return rpcproto.TextResult{Text: &text}, nil
 }
 
-func runBranchMessages(ctx context.Context, s *Server, _ *call, _ Empty) (BranchMessages, error) {
+func runBranchMessages(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.BranchMessages, error) {
 	prompts, err := s.opts.Sessions.BranchPrompts(ctx, s.current())
 	if err != nil {
-		return BranchMessages{}, err
+		return rpcproto.BranchMessages{}, err
 	}
-	out := BranchMessages{Messages: []BranchMessage{}}
+	out := rpcproto.BranchMessages{Messages: []rpcproto.BranchMessage{}}
 	for _, p := range prompts {
-		out.Messages = append(out.Messages, BranchMessage{EntryID: strconv.FormatInt(p.Seq, 10), Seq: p.Seq, Turn: p.Turn, Text: p.Text})
+		out.Messages = append(out.Messages, rpcproto.BranchMessage{EntryID: strconv.FormatInt(p.Seq, 10), Seq: p.Seq, Turn: p.Turn, Text: p.Text})
 	}
 	return out, nil
 }
 
-func runSessionStats(ctx context.Context, s *Server, _ *call, _ Empty) (SessionStats, error) {
+func runSessionStats(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.SessionStats, error) {
 	id := s.current()
 	st, err := s.opts.Sessions.Stats(ctx, id)
 	if err != nil {
-		return SessionStats{}, err
+		return rpcproto.SessionStats{}, err
 	}
-	out := SessionStats{SessionID: id, Turns: st.Turns, UserMessages: st.UserMessages, AssistantMessages: st.AssistantMessages,
+	out := rpcproto.SessionStats{SessionID: id, Turns: st.Turns, UserMessages: st.UserMessages, AssistantMessages: st.AssistantMessages,
 		ToolCalls: st.ToolCalls, ToolResults: st.ToolResults, TotalMessages: st.UserMessages + st.AssistantMessages + st.ToolResults,
 		ContextWindow: st.ContextWindow, ContextTokens: st.ContextTokens,
 		PendingAdditions: st.Pending.Additions, PendingDeletions: st.Pending.Deletions}
@@ -159,42 +160,42 @@ func runSessionStats(ctx context.Context, s *Server, _ *call, _ Empty) (SessionS
 	return out, nil
 }
 
-func runGetModels(ctx context.Context, s *Server, _ *call, _ Empty) (ModelsResult, error) {
+func runGetModels(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.ModelsResult, error) {
 	if s.opts.Models == nil {
-		return ModelsResult{}, errUnavailable("get_available_models", "no model catalog")
+		return rpcproto.ModelsResult{}, errUnavailable("get_available_models", "no model catalog")
 	}
 	list, err := s.opts.Models.List(ctx)
 	if err != nil {
-		return ModelsResult{}, err
+		return rpcproto.ModelsResult{}, err
 	}
-	out := ModelsResult{Models: []PiModel{}}
+	out := rpcproto.ModelsResult{Models: []rpcproto.PiModel{}}
 	for _, m := range list {
 		out.Models = append(out.Models, s.piModel(m.ModelDetails, m.Running))
 	}
 	return out, nil
 }
 
-func runGetCommands(context.Context, *Server, *call, Empty) (CommandsResult, error) {
-	out := CommandsResult{Commands: []CommandInfo{}}
+func runGetCommands(context.Context, *Server, *call, rpcproto.Empty) (rpcproto.CommandsResult, error) {
+	out := rpcproto.CommandsResult{Commands: []rpcproto.CommandInfo{}}
 	for _, c := range session.Commands() {
-		out.Commands = append(out.Commands, CommandInfo{Name: c.Name, Description: c.About, Usage: c.Usage, Source: "builtin"})
+		out.Commands = append(out.Commands, rpcproto.CommandInfo{Name: c.Name, Description: c.About, Usage: c.Usage, Source: "builtin"})
 	}
 	return out, nil
 }
 
-func runGetEvents(ctx context.Context, s *Server, _ *call, req EventsRequest) (EventsResult, error) {
+func runGetEvents(ctx context.Context, s *Server, _ *call, req rpcproto.EventsRequest) (rpcproto.EventsResult, error) {
 	id := strings.TrimSpace(req.SessionID)
 	if id == "" {
 		id = s.current()
 	} else {
 		sess, err := s.opts.Sessions.Find(ctx, id)
 		if err != nil {
-			return EventsResult{}, err
+			return rpcproto.EventsResult{}, err
 		}
 		id = sess.ID
 	}
 	if req.AfterSeq < 0 || req.Limit < 0 {
-		return EventsResult{}, fmt.Errorf("afterSeq and limit must not be negative")
+		return rpcproto.EventsResult{}, fmt.Errorf("afterSeq and limit must not be negative")
 	}
 	limit := req.Limit
 	if limit == 0 || limit > maxEvents {
@@ -202,9 +203,9 @@ func runGetEvents(ctx context.Context, s *Server, _ *call, req EventsRequest) (E
 	}
 	evs, err := s.opts.Sessions.Events(ctx, id, req.AfterSeq, limit+1)
 	if err != nil {
-		return EventsResult{}, err
+		return rpcproto.EventsResult{}, err
 	}
-	out := EventsResult{Events: evs, LastSeq: req.AfterSeq}
+	out := rpcproto.EventsResult{Events: evs, LastSeq: req.AfterSeq}
 	if len(evs) > limit {
 		out.Events, out.More = evs[:limit], true
 	}
@@ -214,12 +215,12 @@ func runGetEvents(ctx context.Context, s *Server, _ *call, req EventsRequest) (E
 	return out, nil
 }
 
-func runListSessions(ctx context.Context, s *Server, _ *call, req ListSessionsRequest) (SessionsResult, error) {
+func runListSessions(ctx context.Context, s *Server, _ *call, req rpcproto.ListSessionsRequest) (rpcproto.SessionsResult, error) {
 	dir := strings.TrimSpace(req.Workspace)
 	if dir == "" && !req.All {
 		sess, err := s.sessionOf(ctx)
 		if err != nil {
-			return SessionsResult{}, err
+			return rpcproto.SessionsResult{}, err
 		}
 		dir = sess.Workspace
 	}
@@ -229,15 +230,12 @@ func runListSessions(ctx context.Context, s *Server, _ *call, req ListSessionsRe
 	}
 	list, err := s.opts.Sessions.Recent(ctx, dir, limit)
 	if err != nil {
-		return SessionsResult{}, err
+		return rpcproto.SessionsResult{}, err
 	}
-	if list == nil {
-		list = []store.Session{}
-	}
-	return SessionsResult{Sessions: list}, nil
+	return rpcproto.SessionsResult{Sessions: append([]rpcproto.Session{}, each(list, wireSession)...)}, nil
 }
 
-func runSearch(ctx context.Context, s *Server, _ *call, req SearchRequest) (*store.SearchResult, error) {
+func runSearch(ctx context.Context, s *Server, _ *call, req rpcproto.SearchRequest) (*rpcproto.SearchResult, error) {
 	q := store.SearchQuery{Text: req.Query, Limit: req.Limit}
 	if q.Limit <= 0 {
 		q.Limit = defaultSearch
@@ -249,7 +247,11 @@ func runSearch(ctx context.Context, s *Server, _ *call, req SearchRequest) (*sto
 		}
 		q.Workspace = key
 	}
-	return session.Search(ctx, s.opts.Store, session.SearchOptions{Query: q, Embedder: s.opts.Embedder, WordsOnly: req.WordsOnly})
+	res, err := session.Search(ctx, s.opts.Store, session.SearchOptions{Query: q, Embedder: s.opts.Embedder, WordsOnly: req.WordsOnly})
+	if err != nil {
+		return nil, err
+	}
+	return wireSearch(res), nil
 }
 
 func firstNonEmpty(vs ...string) string {

@@ -14,17 +14,18 @@ import (
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 func sessionCommands() []*command {
 	return []*command{
-		def("new_session", "Start a new session (same workspace, mode and model unless told) and switch to it. Refused while a prompt runs.", false, runNewSession),
-		def("switch_session", "Switch to another stored session; its events stream from now on (get_events replays its past).", false, runSwitchSession),
-		def("branch", "Go back to a prompt of the session: the next prompt starts a new branch just before it (the old branch stays in the log). Returns the prompt's text to edit and send again.", false, runBranch),
-		def("set_session_name", "Rename the session (recorded as title_changed).", false, runSetName),
-		def("set_model", "Use another model for the session's next turns; it must be installed on the server.", false, runSetModel),
-		def("set_mode", "Run the session's next prompts in another mode (agent, plan, review, …).", false, runSetMode),
-		def("export_html", "Write the session's current branch as a self-contained HTML page.", false, runExportHTML),
+		def(rpcproto.CmdNewSession, "Start a new session (same workspace, mode and model unless told) and switch to it. Refused while a prompt runs.", false, runNewSession),
+		def(rpcproto.CmdSwitchSession, "Switch to another stored session; its events stream from now on (get_events replays its past).", false, runSwitchSession),
+		def(rpcproto.CmdBranch, "Go back to a prompt of the session: the next prompt starts a new branch just before it (the old branch stays in the log). Returns the prompt's text to edit and send again.", false, runBranch),
+		def(rpcproto.CmdSetSessionName, "Rename the session (recorded as title_changed).", false, runSetName),
+		def(rpcproto.CmdSetModel, "Use another model for the session's next turns; it must be installed on the server.", false, runSetModel),
+		def(rpcproto.CmdSetMode, "Run the session's next prompts in another mode (agent, plan, review, …).", false, runSetMode),
+		def(rpcproto.CmdExportHTML, "Write the session's current branch as a self-contained HTML page.", false, runExportHTML),
 	}
 }
 
@@ -37,13 +38,13 @@ func (s *Server) busyRefusal(what string) error {
 	return nil
 }
 
-func runNewSession(ctx context.Context, s *Server, _ *call, req NewSessionRequest) (SwitchResult, error) {
+func runNewSession(ctx context.Context, s *Server, _ *call, req rpcproto.NewSessionRequest) (rpcproto.SwitchResult, error) {
 	if err := s.busyRefusal("starting a new session"); err != nil {
-		return SwitchResult{}, err
+		return rpcproto.SwitchResult{}, err
 	}
 	cur, err := s.opts.Sessions.Open(ctx, s.current())
 	if err != nil {
-		return SwitchResult{}, err
+		return rpcproto.SwitchResult{}, err
 	}
 	ws := cur.Workspace
 	if strings.TrimSpace(req.Workspace) != "" {
@@ -51,73 +52,73 @@ func runNewSession(ctx context.Context, s *Server, _ *call, req NewSessionReques
 	}
 	sess, err := s.opts.Sessions.Create(ctx, session.CreateOptions{Workspace: ws, Mode: cur.Mode, Model: cur.Model})
 	if err != nil {
-		return SwitchResult{}, err
+		return rpcproto.SwitchResult{}, err
 	}
 	if err := s.followSession(sess.ID, 0); err != nil {
-		return SwitchResult{}, err
+		return rpcproto.SwitchResult{}, err
 	}
-	return SwitchResult{SessionID: sess.ID, Workspace: sess.Workspace}, nil
+	return rpcproto.SwitchResult{SessionID: sess.ID, Workspace: sess.Workspace}, nil
 }
 
-func runSwitchSession(ctx context.Context, s *Server, _ *call, req SwitchRequest) (SwitchResult, error) {
+func runSwitchSession(ctx context.Context, s *Server, _ *call, req rpcproto.SwitchRequest) (rpcproto.SwitchResult, error) {
 	ref := strings.TrimSpace(req.SessionID)
 	if ref == "" {
 		ref = strings.TrimSpace(req.SessionPath)
 	}
 	if ref == "" {
-		return SwitchResult{}, errors.New("missing field sessionId: the session to switch to (list_sessions lists them)")
+		return rpcproto.SwitchResult{}, errors.New("missing field sessionId: the session to switch to (list_sessions lists them)")
 	}
 	sess, err := s.opts.Sessions.Find(ctx, ref)
 	if err != nil {
-		return SwitchResult{}, err
+		return rpcproto.SwitchResult{}, err
 	}
 	if sess.ID == s.current() {
 		last, err := s.opts.Sessions.LastSeq(ctx, sess.ID)
-		return SwitchResult{SessionID: sess.ID, Workspace: sess.Workspace, Title: sess.Title, LastSeq: last}, err
+		return rpcproto.SwitchResult{SessionID: sess.ID, Workspace: sess.Workspace, Title: sess.Title, LastSeq: last}, err
 	}
 	if err := s.busyRefusal("switching sessions"); err != nil {
-		return SwitchResult{}, err
+		return rpcproto.SwitchResult{}, err
 	}
 	last, err := s.opts.Sessions.LastSeq(ctx, sess.ID)
 	if err != nil {
-		return SwitchResult{}, err
+		return rpcproto.SwitchResult{}, err
 	}
 	if err := s.followSession(sess.ID, last); err != nil {
-		return SwitchResult{}, err
+		return rpcproto.SwitchResult{}, err
 	}
-	return SwitchResult{SessionID: sess.ID, Workspace: sess.Workspace, Title: sess.Title, LastSeq: last}, nil
+	return rpcproto.SwitchResult{SessionID: sess.ID, Workspace: sess.Workspace, Title: sess.Title, LastSeq: last}, nil
 }
 
-func runBranch(ctx context.Context, s *Server, _ *call, req BranchRequest) (BranchResult, error) {
+func runBranch(ctx context.Context, s *Server, _ *call, req rpcproto.BranchRequest) (rpcproto.BranchResult, error) {
 	seq := req.Seq
 	if req.EntryID != "" {
 		n, err := strconv.ParseInt(strings.TrimSpace(req.EntryID), 10, 64)
 		if err != nil || n <= 0 {
-			return BranchResult{}, fmt.Errorf("field entryId: %q is not an entry (get_branch_messages lists them)", req.EntryID)
+			return rpcproto.BranchResult{}, fmt.Errorf("field entryId: %q is not an entry (get_branch_messages lists them)", req.EntryID)
 		}
 		seq = n
 	}
 	if seq <= 0 {
-		return BranchResult{}, errors.New("missing field entryId: the prompt to branch from (get_branch_messages lists them)")
+		return rpcproto.BranchResult{}, errors.New("missing field entryId: the prompt to branch from (get_branch_messages lists them)")
 	}
 	bp, err := s.opts.Sessions.Branch(ctx, s.current(), seq)
 	if err != nil {
-		return BranchResult{}, err
+		return rpcproto.BranchResult{}, err
 	}
-	return BranchResult{Text: bp.Prompt, Seq: bp.Seq, Turn: bp.Turn}, nil
+	return rpcproto.BranchResult{Text: bp.Prompt, Seq: bp.Seq, Turn: bp.Turn}, nil
 }
 
-func runSetName(ctx context.Context, s *Server, _ *call, req NameRequest) (NameResult, error) {
+func runSetName(ctx context.Context, s *Server, _ *call, req rpcproto.NameRequest) (rpcproto.NameResult, error) {
 	sess, err := s.opts.Sessions.Rename(ctx, s.current(), req.Name)
 	if err != nil {
-		return NameResult{}, err
+		return rpcproto.NameResult{}, err
 	}
-	return NameResult{SessionID: sess.ID, Name: sess.Title}, nil
+	return rpcproto.NameResult{SessionID: sess.ID, Name: sess.Title}, nil
 }
 
-func runSetModel(ctx context.Context, s *Server, _ *call, req SetModelRequest) (PiModel, error) {
+func runSetModel(ctx context.Context, s *Server, _ *call, req rpcproto.SetModelRequest) (rpcproto.PiModel, error) {
 	if s.opts.Models == nil {
-		return PiModel{}, errUnavailable("set_model", "no model catalog")
+		return rpcproto.PiModel{}, errUnavailable("set_model", "no model catalog")
 	}
 	name := strings.TrimSpace(req.ModelID)
 	// Answered in order (a prompt sent after it uses the new model), so
@@ -126,41 +127,41 @@ func runSetModel(ctx context.Context, s *Server, _ *call, req SetModelRequest) (
 	defer cancel()
 	d, err := s.opts.Models.Details(checkCtx, name)
 	if err != nil {
-		return PiModel{}, err
+		return rpcproto.PiModel{}, err
 	}
 	if _, err := s.opts.Sessions.ChangeSettings(ctx, s.current(), event.SessionSettings{Model: &name}); err != nil {
-		return PiModel{}, err
+		return rpcproto.PiModel{}, err
 	}
 	m := s.piModel(*d, false)
 	m.ID, m.Name = name, name
 	return m, nil
 }
 
-func runSetMode(ctx context.Context, s *Server, _ *call, req ModeRequest) (ModeResult, error) {
+func runSetMode(ctx context.Context, s *Server, _ *call, req rpcproto.ModeRequest) (rpcproto.ModeResult, error) {
 	sess, err := s.opts.Sessions.ChangeSettings(ctx, s.current(), event.SessionSettings{Mode: &req.Mode})
 	if err != nil {
-		return ModeResult{}, err
+		return rpcproto.ModeResult{}, err
 	}
-	return ModeResult{Mode: sess.Mode}, nil
+	return rpcproto.ModeResult{Mode: sess.Mode}, nil
 }
 
-func runExportHTML(ctx context.Context, s *Server, _ *call, req ExportRequest) (PathResult, error) {
+func runExportHTML(ctx context.Context, s *Server, _ *call, req rpcproto.ExportRequest) (rpcproto.PathResult, error) {
 	if s.opts.ExportHTML == nil {
-		return PathResult{}, errUnavailable("export_html", "no HTML exporter")
+		return rpcproto.PathResult{}, errUnavailable("export_html", "no HTML exporter")
 	}
 	id := s.current()
 	sess, err := s.opts.Sessions.Open(ctx, id)
 	if err != nil {
-		return PathResult{}, err
+		return rpcproto.PathResult{}, err
 	}
 	evs, err := s.opts.Sessions.History(ctx, id)
 	if err != nil {
-		return PathResult{}, err
+		return rpcproto.PathResult{}, err
 	}
 	path := strings.TrimSpace(req.OutputPath)
 	switch {
 	case path == "" && s.opts.ExportDir == "":
-		return PathResult{}, errors.New("missing field outputPath: this olly has no default export directory")
+		return rpcproto.PathResult{}, errors.New("missing field outputPath: this olly has no default export directory")
 	case path == "":
 		path = filepath.Join(s.opts.ExportDir, "olly-"+id+".html")
 	case !filepath.IsAbs(path):
@@ -168,15 +169,15 @@ func runExportHTML(ctx context.Context, s *Server, _ *call, req ExportRequest) (
 	}
 	var b bytes.Buffer
 	if err := s.opts.ExportHTML(&b, sess, evs); err != nil {
-		return PathResult{}, err
+		return rpcproto.PathResult{}, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return PathResult{}, fmt.Errorf("export_html: %w", err)
+		return rpcproto.PathResult{}, fmt.Errorf("export_html: %w", err)
 	}
 	if err := atomicfile.Write(path, b.Bytes(), 0o644); err != nil {
-		return PathResult{}, fmt.Errorf("export_html: %w", err)
+		return rpcproto.PathResult{}, fmt.Errorf("export_html: %w", err)
 	}
-	return PathResult{Path: path}, nil
+	return rpcproto.PathResult{Path: path}, nil
 }
 
 // sessionOf reads the current session.

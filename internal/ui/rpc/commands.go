@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strings"
+
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 // command is one command the server answers.
@@ -70,7 +72,7 @@ func commandList() []*command {
 // handle answers one line.
 func (s *Server) handle(l line) {
 	if l.err != nil {
-		s.respond(nil, commandParse, nil, l.err)
+		s.respond(nil, rpcproto.CmdParse, nil, l.err)
 		return
 	}
 	if len(bytes.TrimSpace(l.b)) == 0 {
@@ -80,7 +82,7 @@ func (s *Server) handle(l line) {
 	if err != nil {
 		name := req.typ
 		if name == "" {
-			name = commandParse
+			name = rpcproto.CmdParse
 		}
 		s.respond(req.id, name, nil, err)
 		return

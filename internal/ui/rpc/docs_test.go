@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/rpc.md")
@@ -81,7 +82,8 @@ const docIntro = "# RPC mode (`olly --mode rpc`)\n\n" +
 	"olly's log goes to `olly.log` in its state directory, and startup problems to stderr. The protocol is the\n" +
 	"pi coding agent's (`pi --mode rpc`): its commands keep their names and fields, and its lifecycle events are\n" +
 	"written alongside olly's own, so clients of that protocol can drive olly unchanged. The Go client is\n" +
-	"`github.com/olly-agent/olly/rpcclient`.\n\n" +
+	"`github.com/olly-agent/olly/rpcclient`; every message below is a Go type of `github.com/olly-agent/olly/rpcproto`\n" +
+	"(olly's events: `github.com/olly-agent/olly/event`), which import nothing but the standard library.\n\n" +
 	"```\nolly --mode rpc [--rpc-events olly|pi|both] [--cwd DIR] [--model NAME] [--continue | --resume ID] [--yes]\n```\n\n" +
 	"- **Start.** olly works on a new session in the workspace (`--cwd`), or on the one `--continue` (the latest\n" +
 	"  here) or `--resume ID` names. Its first frame is `ready`. `--yes` turns both auto-approve toggles on.\n" +
@@ -109,14 +111,14 @@ const docIntro = "# RPC mode (`olly --mode rpc`)\n\n" +
 
 func writeFrames(t *testing.T, b *bytes.Buffer) {
 	b.WriteString("## Frames\n\n### `ready`\n\nThe first frame.\n\n")
-	writeFields(b, reflect.TypeFor[Ready]())
-	ready := Ready{Type: TypeReady, ProtocolVersion: ProtocolVersion, Version: "v0.4.0", SessionID: "01JD5ZQ8", Model: "qwen3:8b",
-		Workspace: "/home/me/proj", Events: FamilyBoth, Commands: []string{"abort", "…"}}
+	writeFields(b, reflect.TypeFor[rpcproto.Ready]())
+	ready := rpcproto.Ready{Type: rpcproto.TypeReady, ProtocolVersion: rpcproto.ProtocolVersion, Version: "v0.4.0", SessionID: "01JD5ZQ8", Model: "qwen3:8b",
+		Workspace: "/home/me/proj", Events: rpcproto.FamilyBoth, Commands: []string{"abort", "…"}}
 	writeJSONLine(t, b, ready)
 	b.WriteString("### `response`\n\nThe answer to a command.\n\n")
-	writeFields(b, reflect.TypeFor[Response]())
-	writeJSONLine(t, b, Response{ID: json.RawMessage(`"req_1"`), Type: TypeResponse, Command: "get_last_assistant_text", Success: true, Data: json.RawMessage(`{"text":"Done."}`)})
-	writeJSONLine(t, b, Response{ID: json.RawMessage(`"req_2"`), Type: TypeResponse, Command: "prompt", Error: "field message: expected a string, got number"})
+	writeFields(b, reflect.TypeFor[rpcproto.Response]())
+	writeJSONLine(t, b, rpcproto.Response{ID: json.RawMessage(`"req_1"`), Type: rpcproto.TypeResponse, Command: "get_last_assistant_text", Success: true, Data: json.RawMessage(`{"text":"Done."}`)})
+	writeJSONLine(t, b, rpcproto.Response{ID: json.RawMessage(`"req_2"`), Type: rpcproto.TypeResponse, Command: "prompt", Error: "field message: expected a string, got number"})
 }
 
 func writeCommands(t *testing.T, b *bytes.Buffer) {
@@ -148,7 +150,7 @@ func writeCommands(t *testing.T, b *bytes.Buffer) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := Response{ID: json.RawMessage(e.id), Type: TypeResponse, Command: cmd.name, Success: true}
+		r := rpcproto.Response{ID: json.RawMessage(e.id), Type: rpcproto.TypeResponse, Command: cmd.name, Success: true}
 		if string(data) != "{}" {
 			r.Data = data
 		}
@@ -201,7 +203,7 @@ func writeEvents(t *testing.T, b *bytes.Buffer) {
 			}
 		}
 	}
-	for _, typ := range PiTypes() {
+	for _, typ := range rpcproto.PiTypes() {
 		if !seen[typ] {
 			t.Errorf("the sample turn maps to no %s event", typ)
 		}

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 
 	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 // follower streams one session's events to the client: olly's events as
@@ -26,7 +27,7 @@ func (s *Server) followSession(id string, afterSeq int64) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &follower{sub: sub, cancel: cancel, done: make(chan struct{})}
 	var pi *piMapper
-	if s.opts.Events != FamilyOlly {
+	if s.opts.Events != rpcproto.FamilyOlly {
 		pi = newPiMapper(s.opts.Provider, false)
 	}
 	go func() {
@@ -62,7 +63,7 @@ func (f *follower) close(drain bool) {
 
 // writeEvent writes ev in the families the client asked for.
 func (s *Server) writeEvent(ev event.Event, pi *piMapper) {
-	if s.opts.Events != FamilyPi {
+	if s.opts.Events != rpcproto.FamilyPi {
 		s.write(ev)
 	}
 	if pi != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 // fuzzSeeds are lines a client might send, well-formed or not.
@@ -146,9 +147,9 @@ func FuzzPiMapper(f *testing.F) {
 				var head struct{ Type string }
 				_ = json.Unmarshal(b, &head)
 				switch head.Type {
-				case PiAgentStart:
+				case rpcproto.PiAgentStart:
 					open++
-				case PiAgentEnd:
+				case rpcproto.PiAgentEnd:
 					open--
 				}
 				if open < 0 || open > 1 {

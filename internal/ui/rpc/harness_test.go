@@ -17,6 +17,7 @@ import (
 	"github.com/olly-agent/olly/internal/safety"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -114,7 +115,7 @@ func serve(t testing.TB, b *backend, edit func(*Options)) *conn {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	opts := Options{In: inR, Out: outW, Sessions: b.svc, Approvals: b.approvals, Store: b.st, SessionID: b.sess.ID,
-		Version: "test", Events: FamilyOlly, MaxLine: 4096}
+		Version: "test", Events: rpcproto.FamilyOlly, MaxLine: 4096}
 	if edit != nil {
 		edit(&opts)
 	}
@@ -193,7 +194,7 @@ func (c *conn) next(what string, ok func(frame) bool) frame {
 // response waits for the response with id.
 func (c *conn) response(id string) frame {
 	c.t.Helper()
-	return c.next("response "+id, func(f frame) bool { return f.Type == TypeResponse && string(f.ID) == id })
+	return c.next("response "+id, func(f frame) bool { return f.Type == rpcproto.TypeResponse && string(f.ID) == id })
 }
 
 // call sends a command and waits for its response.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 // piOutputCap bounds the output kept per running tool call for
@@ -41,12 +42,12 @@ type piMapper struct {
 type piRun struct {
 	turn     int
 	skip     bool
-	messages []PiMessage
+	messages []rpcproto.PiMessage
 
 	// The pi turn (olly iteration) in progress.
 	inTurn   bool
 	iter     int
-	msg      *PiMessage
+	msg      *rpcproto.PiMessage
 	msgOpen  bool // message_start written, message_end not yet
 	complete bool // assistant_message seen: message_end waits for usage or the final text
 	text     int  // index of the text block in msg.Content, -1: none
@@ -59,7 +60,7 @@ type piRun struct {
 	actions  map[string]string // action id → call id
 	output   map[string]string // call id → output so far
 	group    string            // the batch's progress group
-	results  []PiMessage
+	results  []rpcproto.PiMessage
 }
 
 func newPiMapper(provider string, commands bool) *piMapper {
@@ -95,7 +96,7 @@ func (m *piMapper) Map(ev event.Event) []any {
 		m.run = &piRun{turn: ev.Turn, skip: p.Mode == "bash" && !m.commands}
 		m.run.resetTurn()
 		if !m.run.skip {
-			out.add(PiAgentStartEvent{Type: PiAgentStart})
+			out.add(rpcproto.PiAgentStartEvent{Type: rpcproto.PiAgentStart})
 		}
 		return out
 	}
@@ -113,7 +114,7 @@ func (m *piMapper) Map(ev event.Event) []any {
 	case event.UserMessage:
 		m.flush(&out)
 		m.endTurn(&out)
-		m.message(&out, PiMessage{Role: PiRoleUser, Content: []PiContent{{Type: "text", Text: p.Text}}, Timestamp: ts})
+		m.message(&out, rpcproto.PiMessage{Role: rpcproto.PiRoleUser, Content: []rpcproto.PiContent{{Type: "text", Text: p.Text}}, Timestamp: ts})
 	case event.TextDelta:
 		if m.iteration(&out, p.Iteration, ts) {
 			m.appendText(&out, p.Text)
@@ -132,7 +133,7 @@ func (m *piMapper) Map(ev event.Event) []any {
 		}
 	case event.TokenUsage:
 		if r.msg != nil {
-			r.msg.Usage = &PiUsage{Input: p.PromptTokens, Output: p.CompletionTokens, TotalTokens: p.PromptTokens + p.CompletionTokens}
+			r.msg.Usage = &rpcproto.PiUsage{Input: p.PromptTokens, Output: p.CompletionTokens, TotalTokens: p.PromptTokens + p.CompletionTokens}
 		}
 	case event.FinalMessage:
 		m.final(&out, p.Text, ts)
@@ -158,9 +159,9 @@ func (m *piMapper) Map(ev event.Event) []any {
 		reason := ""
 		switch p.Status {
 		case event.FinishCanceled:
-			reason = PiStopAborted
+			reason = rpcproto.PiStopAborted
 		case event.FinishFailed:
-			reason = PiStopError
+			reason = rpcproto.PiStopError
 		}
 		m.endRun(&out, reason)
 	}
@@ -190,23 +191,23 @@ func (m *piMapper) iteration(out *emitter, n int, ts int64) bool {
 		m.endTurn(out)
 	}
 	if !r.inTurn {
-		out.add(PiTurnStartEvent{Type: PiTurnStart})
+		out.add(rpcproto.PiTurnStartEvent{Type: rpcproto.PiTurnStart})
 		r.inTurn = true
 	}
 	r.iter = n
-	r.msg = &PiMessage{Role: PiRoleAssistant, Content: []PiContent{}, API: m.api, Provider: m.provider, Timestamp: ts}
+	r.msg = &rpcproto.PiMessage{Role: rpcproto.PiRoleAssistant, Content: []rpcproto.PiContent{}, API: m.api, Provider: m.provider, Timestamp: ts}
 	r.msgOpen, r.complete = true, false
-	out.add(PiMessageEvent{Type: PiMessageStart, Message: r.msg.clone()})
+	out.add(rpcproto.PiMessageEvent{Type: rpcproto.PiMessageStart, Message: r.msg.Clone()})
 	return true
 }
 
 // update writes a message_update step of the open assistant message.
-func (m *piMapper) update(out *emitter, step PiAssistantEvent) {
-	msg := m.run.msg.clone()
+func (m *piMapper) update(out *emitter, step rpcproto.PiAssistantEvent) {
+	msg := m.run.msg.Clone()
 	if step.Type != "done" && step.Type != "error" {
 		step.Partial = msg
 	}
-	out.add(PiMessageUpdateEvent{Type: PiMessageUpdate, Message: msg, AssistantMessageEvent: &step})
+	out.add(rpcproto.PiMessageUpdateEvent{Type: rpcproto.PiMessageUpdate, Message: msg, AssistantMessageEvent: &step})
 }
 
 func index(i int) *int { return &i }
@@ -215,15 +216,15 @@ func (m *piMapper) appendText(out *emitter, delta string) {
 	r := m.run
 	if r.text < 0 {
 		m.endThinking(out)
-		r.msg.Content = append(r.msg.Content, PiContent{Type: "text"})
+		r.msg.Content = append(r.msg.Content, rpcproto.PiContent{Type: "text"})
 		r.text = len(r.msg.Content) - 1
-		m.update(out, PiAssistantEvent{Type: "text_start", ContentIndex: index(r.text)})
+		m.update(out, rpcproto.PiAssistantEvent{Type: "text_start", ContentIndex: index(r.text)})
 	}
 	if delta == "" {
 		return
 	}
 	r.msg.Content[r.text].Text += delta
-	m.update(out, PiAssistantEvent{Type: "text_delta", ContentIndex: index(r.text), Delta: delta})
+	m.update(out, rpcproto.PiAssistantEvent{Type: "text_delta", ContentIndex: index(r.text), Delta: delta})
 }
 
 // setText makes the text block hold text, streaming what it lacks.
@@ -245,22 +246,22 @@ func (m *piMapper) endText(out *emitter) {
 	r := m.run
 	if r.text >= 0 && !r.textEnd {
 		r.textEnd = true
-		m.update(out, PiAssistantEvent{Type: "text_end", ContentIndex: index(r.text), Content: r.msg.Content[r.text].Text})
+		m.update(out, rpcproto.PiAssistantEvent{Type: "text_end", ContentIndex: index(r.text), Content: r.msg.Content[r.text].Text})
 	}
 }
 
 func (m *piMapper) appendThinking(out *emitter, delta string) {
 	r := m.run
 	if r.thinking < 0 {
-		r.msg.Content = append(r.msg.Content, PiContent{Type: "thinking"})
+		r.msg.Content = append(r.msg.Content, rpcproto.PiContent{Type: "thinking"})
 		r.thinking = len(r.msg.Content) - 1
-		m.update(out, PiAssistantEvent{Type: "thinking_start", ContentIndex: index(r.thinking)})
+		m.update(out, rpcproto.PiAssistantEvent{Type: "thinking_start", ContentIndex: index(r.thinking)})
 	}
 	if delta == "" {
 		return
 	}
 	r.msg.Content[r.thinking].Thinking += delta
-	m.update(out, PiAssistantEvent{Type: "thinking_delta", ContentIndex: index(r.thinking), Delta: delta})
+	m.update(out, rpcproto.PiAssistantEvent{Type: "thinking_delta", ContentIndex: index(r.thinking), Delta: delta})
 }
 
 // setThinking sets the iteration's reasoning to its final content (the
@@ -284,7 +285,7 @@ func (m *piMapper) endThinking(out *emitter) {
 	r := m.run
 	if r.thinking >= 0 && !r.thinkEnd {
 		r.thinkEnd = true
-		m.update(out, PiAssistantEvent{Type: "thinking_end", ContentIndex: index(r.thinking), Content: r.msg.Content[r.thinking].Thinking})
+		m.update(out, rpcproto.PiAssistantEvent{Type: "thinking_end", ContentIndex: index(r.thinking), Content: r.msg.Content[r.thinking].Thinking})
 	}
 }
 
@@ -302,16 +303,16 @@ func (m *piMapper) finishAssistant(out *emitter, p event.AssistantMessage) {
 		m.endText(out)
 	}
 	for _, c := range p.ToolCalls {
-		call := PiContent{Type: "toolCall", ID: c.ID, Name: c.Name, Arguments: args(c.Arguments)}
+		call := rpcproto.PiContent{Type: "toolCall", ID: c.ID, Name: c.Name, Arguments: args(c.Arguments)}
 		r.msg.Content = append(r.msg.Content, call)
 		i := len(r.msg.Content) - 1
-		m.update(out, PiAssistantEvent{Type: "toolcall_start", ContentIndex: index(i)})
-		m.update(out, PiAssistantEvent{Type: "toolcall_end", ContentIndex: index(i), ToolCall: &call})
+		m.update(out, rpcproto.PiAssistantEvent{Type: "toolcall_start", ContentIndex: index(i)})
+		m.update(out, rpcproto.PiAssistantEvent{Type: "toolcall_end", ContentIndex: index(i), ToolCall: &call})
 	}
 	r.msg.Model = p.Model
-	r.msg.StopReason = PiStopStop
+	r.msg.StopReason = rpcproto.PiStopStop
 	if len(p.ToolCalls) > 0 {
-		r.msg.StopReason = PiStopToolUse
+		r.msg.StopReason = rpcproto.PiStopToolUse
 	}
 	r.calls = p.ToolCalls
 	r.complete = true
@@ -333,16 +334,16 @@ func (m *piMapper) flush(out *emitter) {
 		return
 	}
 	m.endText(out)
-	msg := r.msg.clone()
-	m.update(out, PiAssistantEvent{Type: "done", Reason: msg.StopReason, Message: msg})
-	out.add(PiMessageEvent{Type: PiMessageEnd, Message: msg})
+	msg := r.msg.Clone()
+	m.update(out, rpcproto.PiAssistantEvent{Type: "done", Reason: msg.StopReason, Message: msg})
+	out.add(rpcproto.PiMessageEvent{Type: rpcproto.PiMessageEnd, Message: msg})
 	r.messages = append(r.messages, *msg)
 	r.msgOpen = false
 }
 
 // message writes a whole non-streamed message (user, tool result).
-func (m *piMapper) message(out *emitter, msg PiMessage) {
-	out.add(PiMessageEvent{Type: PiMessageStart, Message: msg.clone()})
-	out.add(PiMessageEvent{Type: PiMessageEnd, Message: msg.clone()})
+func (m *piMapper) message(out *emitter, msg rpcproto.PiMessage) {
+	out.add(rpcproto.PiMessageEvent{Type: rpcproto.PiMessageStart, Message: msg.Clone()})
+	out.add(rpcproto.PiMessageEvent{Type: rpcproto.PiMessageEnd, Message: msg.Clone()})
 	m.run.messages = append(m.run.messages, msg)
 }

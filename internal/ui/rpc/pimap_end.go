@@ -1,5 +1,6 @@
 package rpc
 
+import "github.com/olly-agent/olly/rpcproto"
 import "github.com/olly-agent/olly/internal/event"
 
 // How messages, pi turns and runs end in the pi mapping: a final answer,
@@ -21,7 +22,7 @@ func (m *piMapper) final(out *emitter, text string, ts int64) {
 	m.iteration(out, r.iter+1, ts)
 	m.setText(out, text)
 	m.endText(out)
-	r.msg.StopReason = PiStopStop
+	r.msg.StopReason = rpcproto.PiStopStop
 	r.complete = true
 	m.flush(out)
 }
@@ -34,7 +35,7 @@ func (m *piMapper) fail(out *emitter, message string, ts int64) {
 		m.flush(out)
 		m.iteration(out, r.iter+1, ts)
 	}
-	m.endOpen(out, PiStopError, message)
+	m.endOpen(out, rpcproto.PiStopError, message)
 }
 
 // endOpen ends the open assistant message as error or aborted.
@@ -46,9 +47,9 @@ func (m *piMapper) endOpen(out *emitter, reason, message string) {
 	m.endThinking(out)
 	m.endText(out)
 	r.msg.StopReason, r.msg.ErrorMessage = reason, message
-	msg := r.msg.clone()
-	m.update(out, PiAssistantEvent{Type: "error", Reason: reason, Error: msg})
-	out.add(PiMessageEvent{Type: PiMessageEnd, Message: msg})
+	msg := r.msg.Clone()
+	m.update(out, rpcproto.PiAssistantEvent{Type: "error", Reason: reason, Error: msg})
+	out.add(rpcproto.PiMessageEvent{Type: rpcproto.PiMessageEnd, Message: msg})
 	r.messages = append(r.messages, *msg)
 	r.msgOpen = false
 }
@@ -61,9 +62,9 @@ func (m *piMapper) endTurn(out *emitter) {
 	}
 	results := r.results
 	if results == nil {
-		results = []PiMessage{}
+		results = []rpcproto.PiMessage{}
 	}
-	out.add(PiTurnEndEvent{Type: PiTurnEnd, Message: r.msg.clone(), ToolResults: results})
+	out.add(rpcproto.PiTurnEndEvent{Type: rpcproto.PiTurnEnd, Message: r.msg.Clone(), ToolResults: results})
 	iter := r.iter
 	r.resetTurn()
 	r.iter = iter
@@ -77,7 +78,7 @@ func (m *piMapper) endRun(out *emitter, reason string) {
 		// Streaming was cut off (the turn was canceled or failed while
 		// the message was being written, or before it got its record).
 		if reason == "" {
-			reason = PiStopAborted
+			reason = rpcproto.PiStopAborted
 		}
 		m.endOpen(out, reason, "")
 	}
@@ -85,27 +86,27 @@ func (m *piMapper) endRun(out *emitter, reason string) {
 	m.endTurn(out)
 	msgs := r.messages
 	if msgs == nil {
-		msgs = []PiMessage{}
+		msgs = []rpcproto.PiMessage{}
 	}
-	out.add(PiAgentEndEvent{Type: PiAgentEnd, Messages: msgs})
+	out.add(rpcproto.PiAgentEndEvent{Type: rpcproto.PiAgentEnd, Messages: msgs})
 	m.run = nil
 }
 
 // piMessages is the conversation of events as pi messages (get_messages):
 // every message the mapper ends, commands the person ran included, and
 // the message still being written when the events stop mid-turn.
-func piMessages(events []event.Event, provider string) []PiMessage {
+func piMessages(events []event.Event, provider string) []rpcproto.PiMessage {
 	m := newPiMapper(provider, true)
-	out := []PiMessage{}
+	out := []rpcproto.PiMessage{}
 	for _, ev := range events {
 		for _, pe := range m.Map(ev) {
-			if me, ok := pe.(PiMessageEvent); ok && me.Type == PiMessageEnd {
+			if me, ok := pe.(rpcproto.PiMessageEvent); ok && me.Type == rpcproto.PiMessageEnd {
 				out = append(out, *me.Message)
 			}
 		}
 	}
 	if m.run != nil && m.run.msgOpen {
-		out = append(out, *m.run.msg.clone())
+		out = append(out, *m.run.msg.Clone())
 	}
 	return out
 }

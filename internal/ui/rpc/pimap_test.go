@@ -9,6 +9,7 @@ import (
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 // events numbers payloads as one turn's events.
@@ -26,11 +27,11 @@ func events(turn int, ps ...event.Payload) []event.Event {
 
 // piTrace is the mapped events as "type" or "message_update:step" words,
 // with the messages that ended.
-func piTrace(t *testing.T, evs []event.Event) (string, []PiMessage, []any) {
+func piTrace(t *testing.T, evs []event.Event) (string, []rpcproto.PiMessage, []any) {
 	t.Helper()
 	m := newPiMapper("ollama", false)
 	var words []string
-	var ended []PiMessage
+	var ended []rpcproto.PiMessage
 	var all []any
 	for _, ev := range evs {
 		for _, pe := range m.Map(ev) {
@@ -53,7 +54,7 @@ func piTrace(t *testing.T, evs []event.Event) (string, []PiMessage, []any) {
 				w += ":" + head.Step.Type
 			}
 			words = append(words, w)
-			if me, ok := pe.(PiMessageEvent); ok && me.Type == PiMessageEnd {
+			if me, ok := pe.(rpcproto.PiMessageEvent); ok && me.Type == rpcproto.PiMessageEnd {
 				ended = append(ended, *me.Message)
 			}
 		}
@@ -107,32 +108,32 @@ func TestPiMappingOfAToolTurn(t *testing.T) {
 		t.Fatalf("%d messages ended", len(ended))
 	}
 	first := ended[1]
-	if first.Role != PiRoleAssistant || first.StopReason != PiStopToolUse || first.Usage == nil || first.Usage.TotalTokens != 120 {
+	if first.Role != rpcproto.PiRoleAssistant || first.StopReason != rpcproto.PiStopToolUse || first.Usage == nil || first.Usage.TotalTokens != 120 {
 		t.Errorf("first assistant message %+v", first)
 	}
 	if len(first.Content) != 3 || first.Content[0].Thinking != "I will run them." || first.Content[1].Text != "Running the tests." ||
 		first.Content[2].ID != "call_1" || string(first.Content[2].Arguments) != `{"command":"go test"}` {
 		t.Errorf("first assistant content %+v", first.Content)
 	}
-	if r := ended[2]; r.Role != PiRoleToolResult || r.ToolCallID != "call_1" || r.IsError == nil || *r.IsError || r.Content[0].Text != "ok pkg" {
+	if r := ended[2]; r.Role != rpcproto.PiRoleToolResult || r.ToolCallID != "call_1" || r.IsError == nil || *r.IsError || r.Content[0].Text != "ok pkg" {
 		t.Errorf("tool result %+v", r)
 	}
 	// The final answer keeps its text although olly moved it to
 	// final_message.
-	if last := ended[3]; last.StopReason != PiStopStop || len(last.Content) != 1 || last.Content[0].Text != "All pass." {
+	if last := ended[3]; last.StopReason != rpcproto.PiStopStop || len(last.Content) != 1 || last.Content[0].Text != "All pass." {
 		t.Errorf("final message %+v", last)
 	}
 	for _, pe := range all {
 		switch e := pe.(type) {
-		case PiToolExecutionUpdateEvent:
+		case rpcproto.PiToolExecutionUpdateEvent:
 			if e.ToolCallID != "call_1" || e.PartialResult.Content[0].Text != "ok pkg\n" {
 				t.Errorf("update %+v", e)
 			}
-		case PiTurnEndEvent:
-			if e.Message == nil || e.Message.Role != PiRoleAssistant {
+		case rpcproto.PiTurnEndEvent:
+			if e.Message == nil || e.Message.Role != rpcproto.PiRoleAssistant {
 				t.Errorf("turn_end without its message: %+v", e)
 			}
-		case PiAgentEndEvent:
+		case rpcproto.PiAgentEndEvent:
 			if len(e.Messages) != 4 {
 				t.Errorf("agent_end carries %d messages", len(e.Messages))
 			}
@@ -149,24 +150,24 @@ func TestPiMappingEndings(t *testing.T) {
 	}{
 		{"canceled mid-stream", events(1,
 			event.TurnStarted{}, event.UserMessage{Text: "x"}, event.TextDelta{Iteration: 1, Text: "Let me"},
-			event.TurnFinished{Status: event.FinishCanceled}), PiStopAborted, ""},
+			event.TurnFinished{Status: event.FinishCanceled}), rpcproto.PiStopAborted, ""},
 		{"canceled after the text was recorded", events(1,
 			event.TurnStarted{}, event.UserMessage{Text: "x"}, event.TextDelta{Iteration: 1, Text: "Let me"},
 			event.AssistantMessage{Iteration: 1, Text: "Let me", Content: "Let me"},
-			event.TurnFinished{Status: event.FinishCanceled}), PiStopAborted, ""},
+			event.TurnFinished{Status: event.FinishCanceled}), rpcproto.PiStopAborted, ""},
 		{"server error mid-stream", events(1,
 			event.TurnStarted{}, event.UserMessage{Text: "x"}, event.TextDelta{Iteration: 1, Text: "Let me"},
 			event.AssistantMessage{Iteration: 1, Text: "Let me", Content: "Let me"},
-			event.Error{Message: "connection reset"}, event.TurnFinished{Status: event.FinishFailed}), PiStopError, "connection reset"},
+			event.Error{Message: "connection reset"}, event.TurnFinished{Status: event.FinishFailed}), rpcproto.PiStopError, "connection reset"},
 		{"server unreachable", events(1,
 			event.TurnStarted{}, event.UserMessage{Text: "x"},
-			event.Error{Message: "cannot reach Ollama"}, event.TurnFinished{Status: event.FinishFailed}), PiStopError, "cannot reach Ollama"},
+			event.Error{Message: "cannot reach Ollama"}, event.TurnFinished{Status: event.FinishFailed}), rpcproto.PiStopError, "cannot reach Ollama"},
 		{"fallback summary after tools", events(1,
 			event.TurnStarted{}, event.UserMessage{Text: "x"},
 			event.AssistantMessage{Iteration: 1, Content: "c", ToolCalls: []llm.ToolCall{{ID: "c1", Name: "ls"}}},
 			event.ToolResult{ToolCallID: "c1", ToolName: "ls", Content: "a"},
 			event.FinalMessage{Text: "Listed the files.", Fallback: true},
-			event.TurnFinished{Status: event.FinishMaxIterations}), PiStopStop, ""},
+			event.TurnFinished{Status: event.FinishMaxIterations}), rpcproto.PiStopStop, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -175,7 +176,7 @@ func TestPiMappingEndings(t *testing.T) {
 				t.Errorf("trace %s", trace)
 			}
 			last := ended[len(ended)-1]
-			if last.Role != PiRoleAssistant || last.StopReason != tt.wantStop || last.ErrorMessage != tt.wantError {
+			if last.Role != rpcproto.PiRoleAssistant || last.StopReason != tt.wantStop || last.ErrorMessage != tt.wantError {
 				t.Errorf("last message %+v (trace %s)", last, trace)
 			}
 		})
@@ -192,7 +193,7 @@ func TestPiMappingSkipsCommandsAndOtherTurns(t *testing.T) {
 	}
 	// get_messages includes the command.
 	msgs := piMessages(evs, "ollama")
-	if len(msgs) != 2 || msgs[0].Content[0].Text != "!ls" || msgs[1].Role != PiRoleToolResult {
+	if len(msgs) != 2 || msgs[0].Content[0].Text != "!ls" || msgs[1].Role != rpcproto.PiRoleToolResult {
 		t.Errorf("messages %+v", msgs)
 	}
 }
@@ -222,7 +223,7 @@ func BenchmarkPiMapping(b *testing.B) {
 // client in both families: encoding, mapping, and the serialized writes.
 func BenchmarkWriteTurn(b *testing.B) {
 	evs := toolTurn()
-	s := &Server{opts: Options{Events: FamilyBoth}, out: &lineWriter{w: io.Discard}, failed: make(chan struct{})}
+	s := &Server{opts: Options{Events: rpcproto.FamilyBoth}, out: &lineWriter{w: io.Discard}, failed: make(chan struct{})}
 	b.ReportAllocs()
 	for b.Loop() {
 		m := newPiMapper("ollama", false)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 // Tool calls in the pi mapping: olly shows a call as tool_action events in
@@ -34,7 +35,7 @@ func (m *piMapper) action(out *emitter, p event.ToolAction) {
 
 func (m *piMapper) startCall(out *emitter, c llm.ToolCall) {
 	m.run.started[c.ID] = true
-	out.add(PiToolExecutionStartEvent{Type: PiToolExecutionStart, ToolCallID: c.ID, ToolName: c.Name, Args: args(c.Arguments)})
+	out.add(rpcproto.PiToolExecutionStartEvent{Type: rpcproto.PiToolExecutionStart, ToolCallID: c.ID, ToolName: c.Name, Args: args(c.Arguments)})
 }
 
 func (m *piMapper) toolOutput(out *emitter, p event.ToolOutput) {
@@ -50,8 +51,8 @@ func (m *piMapper) toolOutput(out *emitter, p event.ToolOutput) {
 	}
 	r.output[id] = so
 	c := m.call(id, "")
-	out.add(PiToolExecutionUpdateEvent{Type: PiToolExecutionUpdate, ToolCallID: id, ToolName: c.Name, Args: args(c.Arguments),
-		PartialResult: &PiToolResult{Content: []PiContent{{Type: "text", Text: so}}, Details: map[string]any{}}})
+	out.add(rpcproto.PiToolExecutionUpdateEvent{Type: rpcproto.PiToolExecutionUpdate, ToolCallID: id, ToolName: c.Name, Args: args(c.Arguments),
+		PartialResult: &rpcproto.PiToolResult{Content: []rpcproto.PiContent{{Type: "text", Text: so}}, Details: map[string]any{}}})
 }
 
 // call finds a call of the iteration by id, or the first one of that
@@ -75,16 +76,16 @@ func (m *piMapper) result(out *emitter, p event.ToolResult, ts int64) {
 	r := m.run
 	c := m.call(p.ToolCallID, p.ToolName)
 	isErr := p.IsError
-	content := []PiContent{{Type: "text", Text: p.Content}}
+	content := []rpcproto.PiContent{{Type: "text", Text: p.Content}}
 	if c.ID != "" {
 		if !r.started[c.ID] {
 			m.startCall(out, c)
 		}
 		r.ended[c.ID] = true
-		out.add(PiToolExecutionEndEvent{Type: PiToolExecutionEnd, ToolCallID: c.ID, ToolName: c.Name,
-			Result: &PiToolResult{Content: content, Details: map[string]any{}}, IsError: isErr})
+		out.add(rpcproto.PiToolExecutionEndEvent{Type: rpcproto.PiToolExecutionEnd, ToolCallID: c.ID, ToolName: c.Name,
+			Result: &rpcproto.PiToolResult{Content: content, Details: map[string]any{}}, IsError: isErr})
 	}
-	msg := PiMessage{Role: PiRoleToolResult, Content: content, ToolCallID: c.ID, ToolName: p.ToolName, IsError: &isErr, Timestamp: ts}
+	msg := rpcproto.PiMessage{Role: rpcproto.PiRoleToolResult, Content: content, ToolCallID: c.ID, ToolName: p.ToolName, IsError: &isErr, Timestamp: ts}
 	r.results = append(r.results, msg)
 	m.message(out, msg)
 }

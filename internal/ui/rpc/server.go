@@ -19,6 +19,7 @@ import (
 	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 // readerGrace is how long Serve waits, once it stopped, for its reading
@@ -79,7 +80,7 @@ type Options struct {
 	Checkpoints func(ctx context.Context, sessionID string) (*checkpoint.Manager, error)
 	// RunCommand runs a command the person typed in the session's shell
 	// (bash); canceling ctx stops it.
-	RunCommand func(ctx context.Context, sessionID, command string) (*BashResult, error)
+	RunCommand func(ctx context.Context, sessionID, command string) (*rpcproto.BashResult, error)
 	// SetAutoApprove changes a session's auto-approve toggles and applies
 	// them to running turns (set_auto_approve).
 	SetAutoApprove func(ctx context.Context, sessionID string, commands, sensitiveEdits *bool) (*store.Session, error)
@@ -171,10 +172,10 @@ func newServer(opts Options) (*Server, error) {
 	}
 	switch opts.Events {
 	case "":
-		opts.Events = FamilyBoth
-	case FamilyOlly, FamilyPi, FamilyBoth:
+		opts.Events = rpcproto.FamilyBoth
+	case rpcproto.FamilyOlly, rpcproto.FamilyPi, rpcproto.FamilyBoth:
 	default:
-		return nil, fmt.Errorf("rpc: unknown event family %q: use %s, %s or %s", opts.Events, FamilyOlly, FamilyPi, FamilyBoth)
+		return nil, fmt.Errorf("rpc: unknown event family %q: use %s, %s or %s", opts.Events, rpcproto.FamilyOlly, rpcproto.FamilyPi, rpcproto.FamilyBoth)
 	}
 	if opts.MaxLine <= 0 {
 		opts.MaxLine = DefaultMaxLine
@@ -211,7 +212,7 @@ func (s *Server) start(ctx context.Context) error {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	ready := Ready{Type: TypeReady, ProtocolVersion: ProtocolVersion, Version: s.opts.Version, SessionID: sess.ID,
+	ready := rpcproto.Ready{Type: rpcproto.TypeReady, ProtocolVersion: rpcproto.ProtocolVersion, Version: s.opts.Version, SessionID: sess.ID,
 		Model: sess.Model, Workspace: sess.Workspace, Events: s.opts.Events, Commands: names, Warnings: s.opts.Warnings}
 	if err := s.out.write(ready); err != nil {
 		return err
@@ -307,7 +308,7 @@ func (s *Server) write(v any) {
 
 // respond answers a command.
 func (s *Server) respond(id json.RawMessage, command string, data any, err error) {
-	r := Response{ID: id, Type: TypeResponse, Command: command, Success: err == nil}
+	r := rpcproto.Response{ID: id, Type: rpcproto.TypeResponse, Command: command, Success: err == nil}
 	if err != nil {
 		r.Error = err.Error()
 		s.write(r)

@@ -9,17 +9,18 @@ import (
 	"time"
 
 	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/rpcproto"
 )
 
 func TestReadyFrameFirst(t *testing.T) {
 	b := newBackend(t, quickRunner{})
 	c := serve(t, b, nil)
 	f := c.next("ready", func(frame) bool { return true })
-	var r Ready
+	var r rpcproto.Ready
 	if err := json.Unmarshal(f.raw, &r); err != nil {
 		t.Fatal(err)
 	}
-	if r.Type != TypeReady || r.ProtocolVersion != 1 || r.SessionID != b.sess.ID || r.Workspace != b.sess.Workspace || r.Model != "m" || r.Version != "test" {
+	if r.Type != rpcproto.TypeReady || r.ProtocolVersion != 1 || r.SessionID != b.sess.ID || r.Workspace != b.sess.Workspace || r.Model != "m" || r.Version != "test" {
 		t.Errorf("ready %+v", r)
 	}
 	if len(r.Commands) != len(commandList()) {
@@ -57,7 +58,7 @@ func TestBadInputGetsErrorsAndServerKeepsReading(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c.t = t
 			c.send(tt.line)
-			f := c.next("the error", func(f frame) bool { return f.Type == TypeResponse })
+			f := c.next("the error", func(f frame) bool { return f.Type == rpcproto.TypeResponse })
 			if f.Success || !strings.Contains(f.Error, tt.want) || f.Command != tt.command || string(f.ID) != tt.id {
 				t.Errorf("response %s; want command %s, id %s and an error containing %q", f.raw, tt.command, tt.id, tt.want)
 			}
@@ -96,10 +97,10 @@ func TestUnavailableCapabilities(t *testing.T) {
 
 func TestPromptRunsAndStreams(t *testing.T) {
 	b := newBackend(t, quickRunner{})
-	c := serve(t, b, func(o *Options) { o.Events = FamilyBoth })
-	c.next("ready", func(f frame) bool { return f.Type == TypeReady })
+	c := serve(t, b, func(o *Options) { o.Events = rpcproto.FamilyBoth })
+	c.next("ready", func(f frame) bool { return f.Type == rpcproto.TypeReady })
 	r := c.call(`"p1"`, `{"id":"p1","type":"prompt","message":"hello"}`)
-	var res PromptResult
+	var res rpcproto.PromptResult
 	if err := json.Unmarshal(r.Data, &res); err != nil || !r.Success || res.Queued != "" || res.SessionID != b.sess.ID {
 		t.Fatalf("prompt: %s", r.raw)
 	}
@@ -107,7 +108,7 @@ func TestPromptRunsAndStreams(t *testing.T) {
 	var got []string
 	c.next("agent_end", func(f frame) bool {
 		got = append(got, f.Type)
-		return f.Type == PiAgentEnd
+		return f.Type == rpcproto.PiAgentEnd
 	})
 	want := []string{"turn_started", "agent_start", "user_message", "message_start", "message_end", "title_changed",
 		"text_delta", "turn_start", "message_start", "message_update", "message_update", // text_start, text_delta
@@ -259,7 +260,7 @@ func TestSessionCommands(t *testing.T) {
 		t.Errorf("set_mode yolo: %s", bad.raw)
 	}
 	bm := c.call(`"bm"`, `{"id":"bm","type":"get_branch_messages"}`)
-	var msgs BranchMessages
+	var msgs rpcproto.BranchMessages
 	if err := json.Unmarshal(bm.Data, &msgs); err != nil || len(msgs.Messages) != 1 || msgs.Messages[0].Text != "first prompt" {
 		t.Fatalf("branch messages %s", bm.raw)
 	}
@@ -277,7 +278,7 @@ func TestSessionCommands(t *testing.T) {
 	}
 
 	ns := c.call(`"ns"`, `{"id":"ns","type":"new_session"}`)
-	var sw SwitchResult
+	var sw rpcproto.SwitchResult
 	if err := json.Unmarshal(ns.Data, &sw); err != nil || sw.SessionID == "" || sw.SessionID == b.sess.ID {
 		t.Fatalf("new_session: %s", ns.raw)
 	}
@@ -289,12 +290,12 @@ func TestSessionCommands(t *testing.T) {
 		t.Errorf("switch_session: %s", back.raw)
 	}
 	list := c.call(`"ls"`, `{"id":"ls","type":"list_sessions"}`)
-	var sessions SessionsResult
+	var sessions rpcproto.SessionsResult
 	if err := json.Unmarshal(list.Data, &sessions); err != nil || len(sessions.Sessions) != 2 {
 		t.Errorf("list_sessions: %s", list.raw)
 	}
 	evs := c.call(`"ev"`, `{"id":"ev","type":"get_events","afterSeq":0,"limit":2}`)
-	var page EventsResult
+	var page rpcproto.EventsResult
 	if err := json.Unmarshal(evs.Data, &page); err != nil || len(page.Events) != 2 || !page.More || page.LastSeq != page.Events[1].Seq {
 		t.Errorf("get_events: %s", evs.raw)
 	}
@@ -305,7 +306,7 @@ func TestSessionCommands(t *testing.T) {
 
 func TestLinesNeverInterleave(t *testing.T) {
 	b := newBackend(t, quickRunner{})
-	c := serve(t, b, func(o *Options) { o.Events = FamilyBoth })
+	c := serve(t, b, func(o *Options) { o.Events = rpcproto.FamilyBoth })
 	var wg sync.WaitGroup
 	const n = 40
 	var mu sync.Mutex

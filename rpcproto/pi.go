@@ -1,11 +1,11 @@
-package rpc
+package rpcproto
 
 import "encoding/json"
 
 // The pi coding agent's lifecycle events (pi-mono / oh-my-pi
 // packages/agent AgentEvent), with that protocol's field names, so clients
 // written for `pi --mode rpc` can follow olly unchanged. olly maps its own
-// events onto them (pimap.go): one olly turn (a prompt) is one pi agent run
+// events onto them (internal/ui/rpc, pimap.go): one olly turn (a prompt) is one pi agent run
 // (agent_start … agent_end); one olly iteration (a model response and its
 // tool calls) is one pi turn (turn_start … turn_end).
 
@@ -91,9 +91,9 @@ type PiMessage struct {
 	Timestamp int64 `json:"timestamp"`
 }
 
-// clone copies m deeply enough that later changes to the original do not
-// show in it (events are written after more deltas arrived).
-func (m *PiMessage) clone() *PiMessage {
+// Clone copies m deeply enough that later changes to the original do not
+// show in it (the server writes events after more deltas arrived).
+func (m *PiMessage) Clone() *PiMessage {
 	if m == nil {
 		return nil
 	}

@@ -2,8 +2,6 @@ package event
 
 import (
 	"encoding/json"
-
-	"github.com/olly-agent/olly/internal/llm"
 )
 
 // example is one sample payload per type, used for the round-trip tests and
@@ -22,7 +20,7 @@ func examples() []example {
 		{TextDelta{Iteration: 1, Text: "I'll create"}, "Streamed assistant text (ephemeral; append to the current block)."},
 		{ThinkingDelta{Iteration: 1, Text: "The user wants"}, "Streamed reasoning (ephemeral)."},
 		{ThinkingBlock{Iteration: 1, Content: "The user wants a main.go.", DurationMs: 1800}, "One iteration's reasoning, shown collapsed."},
-		{AssistantMessage{Iteration: 1, Text: "I'll create main.go.", Content: "I'll create main.go.", ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "write_file", Arguments: json.RawMessage(`{"path":"main.go","content":"package main\n"}`)}}}, "One iteration's output: displayed text and the history entry."},
+		{AssistantMessage{Iteration: 1, Text: "I'll create main.go.", Content: "I'll create main.go.", ToolCalls: []ToolCall{{ID: "call_1", Name: "write_file", Arguments: json.RawMessage(`{"path":"main.go","content":"package main\n"}`)}}}, "One iteration's output: displayed text and the history entry."},
 		{ToolResult{ToolCallID: "call_1", ToolName: "write_file", Content: "Wrote main.go (+1 −0)"}, "A tool result as the model sees it (not rendered)."},
 		{ControlMessage{Kind: ControlContinuation, Iteration: 2, Content: "<agent_control>{\"state\":\"need_tools\"}</agent_control>"}, "A message the agent added to the conversation (not rendered)."},
 		{FinalMessage{Text: "Created main.go and ran it."}, "The summary after the turn's tool blocks (plan: true marks a plan-mode plan that can be implemented)."},

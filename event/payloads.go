@@ -1,6 +1,6 @@
 package event
 
-import "github.com/olly-agent/olly/internal/llm"
+import "encoding/json"
 
 // The event types. Durable unless marked ephemeral.
 const (
@@ -147,9 +147,9 @@ type AssistantMessage struct {
 	// Content is the assistant content as sent back to the model in
 	// history (a tool-call summary or "[Reasoning completed]" when the
 	// model wrote nothing — seed pitfalls #35 and #38). Never thinking.
-	Content   string         `json:"content"`
-	ToolCalls []llm.ToolCall `json:"toolCalls,omitempty"`
-	Model     string         `json:"model,omitempty"`
+	Content   string     `json:"content"`
+	ToolCalls []ToolCall `json:"toolCalls,omitempty"`
+	Model     string     `json:"model,omitempty"`
 }
 
 // ToolResult is a tool's result as the model sees it. Not rendered: the
@@ -496,3 +496,20 @@ func (SessionSettings) EventType() Type     { return TypeSessionSettings }
 func (Error) EventType() Type               { return TypeError }
 func (Warning) EventType() Type             { return TypeWarning }
 func (Status) EventType() Type              { return TypeStatus }
+
+// ToolCall is one function call requested by the model (llm.ToolCall is
+// this type).
+type ToolCall struct {
+	// ID identifies the call. Ollama may omit it; the agent then assigns one
+	// so that OpenAI-compatible servers can pair results with calls.
+	ID string `json:"id,omitempty"`
+	// Index is the call's position in the model's output, when the server
+	// reports it.
+	Index int    `json:"index,omitempty"`
+	Name  string `json:"name"`
+	// Arguments is the call's arguments as a JSON object. It is nil when the
+	// server sent arguments that are not a JSON object; RawArguments then
+	// holds them verbatim so the agent can report the problem to the model.
+	Arguments    json.RawMessage `json:"arguments,omitempty"`
+	RawArguments string          `json:"rawArguments,omitempty"`
+}

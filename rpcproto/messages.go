@@ -1,17 +1,14 @@
-package rpc
+package rpcproto
 
 import (
 	"encoding/json"
 
-	"github.com/olly-agent/olly/internal/checkpoint"
-	"github.com/olly-agent/olly/internal/event"
-	"github.com/olly-agent/olly/internal/session"
-	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/event"
 )
 
-// The commands' fields and results, one Go type each: the server decodes
-// into them, the client (rpcclient) sends and reads them, and docs/rpc.md
-// is generated from them. A field tagged rpc:"required" must be given (a
+// The commands' fields and results, one Go type each: the server
+// (internal/ui/rpc) decodes into them, the client (rpcclient) sends and
+// reads them, and docs/rpc.md is generated from them. A field tagged rpc:"required" must be given (a
 // string not blank); doc tags describe the field in the reference.
 
 // Empty is a command without fields, or a result without data.
@@ -88,7 +85,7 @@ type State struct {
 	Status                string                    `json:"status" doc:"idle, generating, error or interrupted"`
 	AutoApprove           AutoApprove               `json:"autoApprove" doc:"what runs without asking: the session's toggles, or --yes"`
 	PendingApprovals      []event.ApprovalRequested `json:"pendingApprovals" doc:"approval requests waiting for an answer"`
-	Queue                 session.QueueCounts       `json:"queue" doc:"queued messages by kind"`
+	Queue                 QueueCounts               `json:"queue" doc:"queued messages by kind"`
 	LastSeq               int64                     `json:"lastSeq" doc:"the session's last stored event (get_events resumes after it)"`
 	Events                string                    `json:"events" doc:"the event families written: olly, pi or both"`
 }
@@ -281,12 +278,12 @@ type AutoApproveRequest struct {
 // Changes answers list_changes: the session's changes not yet kept or
 // undone.
 type Changes struct {
-	SessionID   string                       `json:"sessionId"`
-	Additions   int                          `json:"additions" doc:"lines added by the changes still pending (kept and undone files do not count)"`
-	Deletions   int                          `json:"deletions" doc:"lines deleted by the changes still pending"`
-	Checkpoints []checkpoint.CheckpointStats `json:"checkpoints" doc:"each agent run with pending files, oldest first"`
-	Files       []checkpoint.FileReview      `json:"files" doc:"each file with its hunks, numbered as keep and undo take them"`
-	Position    checkpoint.ChangePosition    `json:"position" doc:"the review's current change"`
+	SessionID   string            `json:"sessionId"`
+	Additions   int               `json:"additions" doc:"lines added by the changes still pending (kept and undone files do not count)"`
+	Deletions   int               `json:"deletions" doc:"lines deleted by the changes still pending"`
+	Checkpoints []CheckpointStats `json:"checkpoints" doc:"each agent run with pending files, oldest first"`
+	Files       []FileReview      `json:"files" doc:"each file with its hunks, numbered as keep and undo take them"`
+	Position    ChangePosition    `json:"position" doc:"the review's current change"`
 }
 
 // ChangeRequest is keep and undo: a hunk of a file, a file, or all.
@@ -298,9 +295,9 @@ type ChangeRequest struct {
 
 // ChangeResult answers keep and undo.
 type ChangeResult struct {
-	Outcomes  []checkpoint.Outcome      `json:"outcomes" doc:"what happened in each checkpoint"`
-	Conflicts []checkpoint.Conflict     `json:"conflicts" doc:"changes not undone because the file changed there since (keep them, or edit the file)"`
-	Position  checkpoint.ChangePosition `json:"position" doc:"the review's current change afterwards"`
+	Outcomes  []Outcome      `json:"outcomes" doc:"what happened in each checkpoint"`
+	Conflicts []Conflict     `json:"conflicts" doc:"changes not undone because the file changed there since (keep them, or edit the file)"`
+	Position  ChangePosition `json:"position" doc:"the review's current change afterwards"`
 }
 
 // NavigateRequest is review_navigate.
@@ -312,9 +309,9 @@ type NavigateRequest struct {
 // Review answers review_navigate: where the review is, and the change
 // there.
 type Review struct {
-	Position checkpoint.ChangePosition `json:"position"`
-	File     *checkpoint.FileReview    `json:"file" doc:"the current file, null when nothing is left"`
-	Hunk     *checkpoint.Hunk          `json:"hunk" doc:"the current hunk"`
+	Position ChangePosition `json:"position"`
+	File     *FileReview    `json:"file" doc:"the current file, null when nothing is left"`
+	Hunk     *Hunk          `json:"hunk" doc:"the current hunk"`
 }
 
 // ListSessionsRequest is list_sessions.
@@ -326,7 +323,7 @@ type ListSessionsRequest struct {
 
 // SessionsResult answers list_sessions.
 type SessionsResult struct {
-	Sessions []store.Session `json:"sessions" doc:"most recently updated first"`
+	Sessions []Session `json:"sessions" doc:"most recently updated first"`
 }
 
 // SearchRequest is search_sessions.
