@@ -53,6 +53,24 @@ func TestTruncatedTextCallNotRun(t *testing.T) {
 	h.checkHistory()
 }
 
+// A text call that lacks only its closing braces and tag says everything it
+// meant to: it is repaired and run (issue 21's repair rule).
+func TestClosersOnlyTextCallRuns(t *testing.T) {
+	h := newHarness(t, false, harnessOpt{})
+	h.srv.Enqueue(
+		llmtest.Reply(llmtest.Text(`<tool_call>{"name": "write_file", "arguments": {"path": "small.txt", "content": "whole\n"`), llmtest.DoneReason("length")),
+		llmtest.Reply(llmtest.Text("Done. [TASK_COMPLETE]")),
+	)
+	h.prompt("write small.txt")
+	if got, _ := h.read("small.txt"); got != "whole\n" {
+		t.Errorf("small.txt = %q: a call missing only its closers must run", got)
+	}
+	results := payloads[event.ToolResult](h.live)
+	if len(results) != 1 || results[0].IsError {
+		t.Errorf("results = %+v", results)
+	}
+}
+
 func TestTaskCompleteOnlyInThinking(t *testing.T) {
 	paths(t, func(t *testing.T, native bool) {
 		h := newHarness(t, native, harnessOpt{caps: []string{"completion", "thinking"}, cfg: Config{EnableThinking: true}})

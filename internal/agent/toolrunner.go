@@ -88,7 +88,10 @@ func (r *run) parse(res *streamResult) []call {
 // textCall converts a call parsed from text.
 func textCall(tc toolcall.Call, truncated bool) call {
 	c := call{ToolCall: tc.ToolCall, problem: tc.Problem}
-	if tc.Repaired && c.problem == "" {
+	// A call that lacks only its closing brackets or tags says all it meant
+	// to, and runs; one cut off inside a value (a string, a number, a
+	// parameter) would run with arguments the model did not send.
+	if tc.Incomplete && c.problem == "" {
 		why := "the response ended"
 		if truncated {
 			why = "the response hit the output limit"

@@ -204,6 +204,9 @@ func (b *bracketCall) conclude(s *scanner, repaired bool) int {
 		c.Arguments = b.p.root.encode()
 		calls = []Call{c}
 	}
+	if repaired {
+		calls = markCut(calls, b.p)
+	}
 	s.record(calls, b.from, b.cur)
 	return sDone
 }
@@ -222,7 +225,8 @@ func (b *bracketCall) cutOff(s *scanner) (outcome, int) {
 		if b.st == bsName {
 			b.fname = string(s.buf[b.nameStart:])
 		}
-		c := Call{Format: FormatBracket, Repaired: true}
+		// Cut off before the arguments began: nothing says what they were.
+		c := Call{Format: FormatBracket, Repaired: true, Incomplete: true}
 		c.Name, c.ID, c.Arguments = b.fname, b.id, emptyArgs
 		s.record([]Call{c}, b.from, end)
 	}

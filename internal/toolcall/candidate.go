@@ -71,7 +71,7 @@ func (b *bareCall) advance(s *scanner) (outcome, int) {
 	if repaired {
 		end = len(s.buf)
 	}
-	s.record(callsFrom(b.p.root, FormatBare, repaired), b.from, end)
+	s.record(markCut(callsFrom(b.p.root, FormatBare, repaired), b.p), b.from, end)
 	return consumed, end
 }
 
@@ -84,6 +84,7 @@ type fenceCall struct {
 	watch     knownWatch
 	values    []*value
 	repaired  bool
+	cut       bool // the last value was cut off inside a value
 }
 
 func newFence(s *scanner, j, body int) *fenceCall {
@@ -144,6 +145,7 @@ func (f *fenceCall) feed(s *scanner) (out outcome, end int, ok bool) {
 		return needMore, 0, false
 	case f.p.open():
 		f.repaired = f.p.finish()
+		f.cut = f.p.cut
 		if !f.p.done() {
 			return released, len(s.buf), false
 		}
@@ -170,6 +172,9 @@ func (f *fenceCall) conclude(s *scanner, end int) (outcome, int) {
 	for i, v := range f.values {
 		// Only the last value can have been cut off.
 		calls = append(calls, callsFrom(v, FormatFence, f.repaired && i == len(f.values)-1)...)
+	}
+	if f.cut {
+		calls[len(calls)-1].Incomplete = true
 	}
 	s.record(calls, f.from, end)
 	return consumed, end

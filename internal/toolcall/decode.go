@@ -69,9 +69,23 @@ func knownCall(v *value, known map[string]bool) bool {
 	return sh.hasShape && sh.name != "" && known[sh.name]
 }
 
+// unwrap returns the array of calls of an OpenAI-shaped message object
+// ({"tool_calls": [{"function": {"name": …, "arguments": "…"}}, …]}, which
+// models copy from their training data into text), or v itself.
+func unwrap(v *value) *value {
+	if v == nil || v.kind != kindObject || shapeOf(v).hasShape {
+		return v
+	}
+	if tc := v.get("tool_calls"); tc != nil && tc.kind == kindArray && len(tc.elems) > 0 {
+		return tc
+	}
+	return v
+}
+
 // allKnownCalls reports whether v is a known call, or a non-empty array of
-// known calls.
+// known calls (also under "tool_calls", see unwrap).
 func allKnownCalls(v *value, known map[string]bool) bool {
+	v = unwrap(v)
 	if v.kind != kindArray {
 		return knownCall(v, known)
 	}
@@ -83,9 +97,10 @@ func allKnownCalls(v *value, known map[string]bool) bool {
 	return len(v.elems) > 0
 }
 
-// callsFrom turns a parsed payload (one call object, or an array of them)
-// into calls.
+// callsFrom turns a parsed payload (one call object, or an array of them,
+// also under "tool_calls") into calls.
 func callsFrom(v *value, f Format, repaired bool) []Call {
+	v = unwrap(v)
 	if v.kind == kindArray {
 		calls := make([]Call, 0, len(v.elems))
 		for _, e := range v.elems {
@@ -177,6 +192,15 @@ func parseObject(s string) (v *value, repaired bool) {
 		return nil, false
 	}
 	return p.root, repaired
+}
+
+// markCut marks the last call Incomplete when the parser that read it was
+// cut off inside a value (only the last call of an array can have been).
+func markCut(calls []Call, p *parser) []Call {
+	if p != nil && p.cut && len(calls) > 0 {
+		calls[len(calls)-1].Incomplete = true
+	}
+	return calls
 }
 
 func joinProblem(a, b string) string {

@@ -39,6 +39,7 @@ type funcParser struct {
 	pname    string
 	vstart   int
 	repaired bool
+	cut      bool // cut off inside the name, a value or the JSON arguments
 	problem  string
 }
 
@@ -223,12 +224,17 @@ func (f *funcParser) addParam(v []byte) {
 // cutOff concludes markup that the end of input cut off.
 func (f *funcParser) cutOff(s *scanner) {
 	switch f.st {
-	case fnName:
-		f.fname = strings.TrimSpace(string(s.buf[f.vstart:]))
+	case fnName, fnParamName:
+		if f.st == fnName {
+			f.fname = strings.TrimSpace(string(s.buf[f.vstart:]))
+		}
+		f.cut = true
 	case fnJSON:
 		f.p.finish()
+		f.cut = f.p.cut
 	case fnParamValue:
 		f.addParam(s.buf[f.vstart:])
+		f.cut = true
 	case fnSkip, fnAfterJSON, fnBody:
 		// The arguments are complete; only </function> is missing, which
 		// alone does not make the call doubtful.
@@ -243,7 +249,7 @@ func (f *funcParser) cutOff(s *scanner) {
 
 // call returns the parsed call.
 func (f *funcParser) call(format Format) Call {
-	c := Call{Format: format, Repaired: f.repaired}
+	c := Call{Format: format, Repaired: f.repaired, Incomplete: f.cut}
 	c.Name = f.fname
 	switch {
 	case f.p == nil:

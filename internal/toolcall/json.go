@@ -94,7 +94,17 @@ type parser struct {
 	tokStart int  // offset of the current scalar, for error reports
 	quoteWS  []byte
 	dq, sq   byteCache // next '"' and next '\''
+	tq       byteCache // next typoLead, in strings opened by a typographic quote
+	typo     bool      // the current string opened with a typographic quote
+	typoQ    [3]byte   // the typographic quote that may have closed it (psQuote)
+	wait     bool      // the lexer needs more input before it can go on
 	bs       byteCache // next '\\'
+
+	// cut is set by finish when the input ended inside a value (a string,
+	// a number or literal, or a member name still waiting for its value),
+	// not merely before closing brackets: the arguments are then not what
+	// the model meant to send.
+	cut bool
 
 	pos     int    // offset of the next byte to read
 	failAt  int    // offset of the offending byte when st == psFailed
@@ -110,7 +120,7 @@ type parser struct {
 // newParser returns a parser whose first byte will be at offset pos.
 func newParser(pos int, lenientQuotes bool) *parser {
 	none := byteCache{at: -1}
-	return &parser{pos: pos, start: pos, lenientQuotes: lenientQuotes, dq: none, sq: none, bs: none}
+	return &parser{pos: pos, start: pos, lenientQuotes: lenientQuotes, dq: none, sq: none, bs: none, tq: none}
 }
 
 // strictRetry returns a strict parser for the same input when p took some
@@ -158,7 +168,8 @@ func (p *parser) failMsg() string {
 // or buf is exhausted. buf is the whole text seen so far; offsets are
 // positions in it.
 func (p *parser) feed(buf []byte) {
-	for p.pos < len(buf) && p.open() {
+	p.wait = false
+	for p.pos < len(buf) && p.open() && !p.wait {
 		switch p.st {
 		case psString:
 			p.feedString(buf)
@@ -180,6 +191,17 @@ func (p *parser) feed(buf []byte) {
 		if isSpace(c) {
 			p.pos++
 			continue
+		}
+		if c == typoLead && (p.st == psValue || p.st == psKeyOrEnd) {
+			if len(buf)-p.pos < 3 {
+				return // the rest of the character is still to come
+			}
+			if typoQuote(buf[p.pos:]) {
+				p.pos += 3
+				p.startString('"', p.st == psKeyOrEnd)
+				p.typo = true
+				continue
+			}
 		}
 		p.structural(c)
 	}
@@ -304,7 +326,14 @@ func (p *parser) finish() (repaired bool) {
 	switch p.st {
 	case psDone, psFailed:
 		return false
+	case psColon:
+		p.cut = true
+	case psValue:
+		// After ':' a value was due; after '[' or ',' in an array only the
+		// closing bracket is missing.
+		p.cut = !p.closeOK && len(p.stack) > 0
 	case psString:
+		p.cut = true
 		p.esc = 0
 		p.flushSurrogate()
 		if !p.isKey {
@@ -313,6 +342,8 @@ func (p *parser) finish() (repaired bool) {
 	case psQuote:
 		p.endString()
 	case psScalar:
+		// A number may have lost digits, a literal its end: doubtful either way.
+		p.cut = true
 		if lit, ok := scalarText(p.tok); ok {
 			k := kindLiteral
 			if lit == "" {

@@ -160,7 +160,7 @@ func TestAppendString(t *testing.T) {
 func FuzzParser(f *testing.F) {
 	for _, s := range []string{
 		`{"a": 1}`, `[1, "two", {"three": [null, true]}]`, `{"s": "\ud83d\ude00 \" \\ \/"}`,
-		`{"a": {"b": {"c": []}}}`, `{'a': True,}`, `{"a": "b`, `[{"name": "read_file"}]`,
+		`{"a": {"b": {"c": []}}}`, `{'a': True,}`, `{"a": "b`, `[{"name": "read_file"}]`, "{\u201ca\u201d: \u201cb \u2014 c\u201d}",
 	} {
 		f.Add(s)
 	}

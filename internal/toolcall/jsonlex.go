@@ -12,6 +12,7 @@ import (
 func (p *parser) startString(q byte, isKey bool) {
 	p.st = psString
 	p.quote = q
+	p.typo = false
 	p.isKey = isKey
 	p.esc = 0
 	p.hiSur = 0
@@ -26,6 +27,16 @@ func (p *parser) feedString(buf []byte) {
 	for p.pos < len(buf) {
 		if p.esc != 0 {
 			p.feedEscape(buf[p.pos])
+			continue
+		}
+		if p.typo {
+			if !p.feedTypoString(buf) {
+				p.wait = true
+				return
+			}
+			if p.st != psString {
+				return // the string ended
+			}
 			continue
 		}
 		qc := &p.dq
@@ -66,6 +77,61 @@ func (p *parser) feedString(buf []byte) {
 		p.endString()
 		return
 	}
+}
+
+// Typographic quotes (U+201C “ and U+201D ”), which some chat front ends
+// and models put around JSON keys and strings. Either one opens a string,
+// and either one closes it: models do not pair them reliably.
+const (
+	typoLead = 0xE2
+)
+
+// typoQuote reports whether b starts with a typographic double quote.
+func typoQuote(b []byte) bool {
+	return len(b) >= 3 && b[0] == typoLead && b[1] == 0x80 && (b[2] == 0x9C || b[2] == 0x9D)
+}
+
+// feedTypoString consumes contents of a string opened by a typographic
+// quote, up to the next escape or quote. It reports false when it needs
+// more input to tell whether a 0xE2 byte starts a closing quote.
+func (p *parser) feedTypoString(buf []byte) bool {
+	end := len(buf)
+	if q := p.tq.next(buf, p.pos, len(buf), typoLead); q >= 0 {
+		end = q
+	}
+	if b := p.bs.next(buf, p.pos, end, '\\'); b >= 0 && b < end {
+		end = b
+	}
+	if end > p.pos {
+		p.flushSurrogate()
+		p.tok = append(p.tok, buf[p.pos:end]...)
+		p.pos = end
+		return true
+	}
+	if buf[p.pos] == '\\' {
+		p.esc = 1
+		p.pos++
+		return true
+	}
+	if len(buf)-p.pos < 3 {
+		return false
+	}
+	if !typoQuote(buf[p.pos:]) {
+		// Another character of the same block (a dash, an ellipsis).
+		p.tok = append(p.tok, buf[p.pos])
+		p.pos++
+		return true
+	}
+	p.typoQ = [3]byte(buf[p.pos : p.pos+3])
+	p.pos += 3
+	p.flushSurrogate()
+	if p.lenientQuotes && !p.isKey {
+		p.st = psQuote
+		p.quoteWS = p.quoteWS[:0]
+		return true
+	}
+	p.endString()
+	return true
 }
 
 // byteCache remembers where the next occurrence of one byte is. The parser
@@ -113,13 +179,21 @@ func (p *parser) feedQuote(buf []byte) {
 		// What may follow a string in JSON, or another string (a missing
 		// comma): the quote closed it. Anything else: the model forgot to
 		// escape it.
-		if c == ',' || c == '}' || c == ']' || c == ':' || c == '"' {
+		if c == typoLead && len(buf)-p.pos < 3 {
+			p.wait = true // a typographic quote (another string) or not
+			return
+		}
+		if c == ',' || c == '}' || c == ']' || c == ':' || c == '"' || typoQuote(buf[p.pos:]) {
 			p.endString()
 			return
 		}
 		// A stray quote inside the string: keep it and what followed.
 		p.strays++
-		p.tok = append(p.tok, p.quote)
+		if p.typo {
+			p.tok = append(p.tok, p.typoQ[:]...)
+		} else {
+			p.tok = append(p.tok, p.quote)
+		}
 		p.tok = append(p.tok, p.quoteWS...)
 		p.st = psString
 		return

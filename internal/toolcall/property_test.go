@@ -3,6 +3,8 @@ package toolcall
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -123,13 +125,23 @@ func FuzzExtract(f *testing.F) {
 		`{"name": "write_file", "arguments": {"content": "\ud83d\ude00 \" } </tool_call>`,
 		"text [ {\"name\": \"read_file\"} ] <tool_c",
 	}
+	samples, _ := filepath.Glob("testdata/dialects/*.txt")
+	for _, file := range samples {
+		if b, err := os.ReadFile(file); err == nil {
+			seeds = append(seeds, string(b))
+		}
+	}
 	for i, s := range seeds {
 		f.Add(s, uint64(i))
+	}
+	markers := []string{"<tool_call>", "</tool_call>", "[TOOL_CALLS]", tagFunctionCalls, tagFunctionCallsEnd}
+	for _, d := range sectionDialects {
+		markers = append(markers, d.begin, d.end, d.callBegin, d.callEnd)
 	}
 	f.Fuzz(func(t *testing.T, text string, chunkSeed uint64) {
 		calls := Extract(text, knownOpts)
 		shown := Strip(text, knownOpts)
-		for _, m := range []string{"<tool_call>", "</tool_call>", "[TOOL_CALLS]"} {
+		for _, m := range markers {
 			if strings.Contains(shown, m) {
 				t.Fatalf("Strip(%q) = %q contains %s", text, shown, m)
 			}

@@ -14,11 +14,23 @@ type marker struct {
 // displayMarkers are removed from prose after call markup is gone: the
 // completion signal, and call tags that only appear when removing a call
 // joined the text around it ("<tool" + call + "_call>").
-var displayMarkers = []marker{
-	{taskComplete, true},
-	{tagOpen, false},
-	{tagClose, false},
-	{bracketMarker, false},
+var displayMarkers = buildDisplayMarkers()
+
+func buildDisplayMarkers() []marker {
+	ms := []marker{
+		{taskComplete, true},
+		{tagOpen, false},
+		{tagClose, false},
+		{bracketMarker, false},
+		{tagFunctionCalls, false},
+		{tagFunctionCallsEnd, false},
+	}
+	for _, d := range sectionDialects {
+		for _, t := range [...]string{d.begin, d.end, d.callBegin, d.sep, d.callEnd} {
+			ms = append(ms, marker{t, false})
+		}
+	}
+	return ms
 }
 
 // remover deletes markers from a stream of text, holding back only what may

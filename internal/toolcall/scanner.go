@@ -228,17 +228,63 @@ func (s *scanner) prose() bool {
 // The trigger handlers return n > 0 for n bytes of prose, n < 0 for -n bytes
 // of markup to drop, a markup to start, or 0 and nil to wait for input.
 
+// angleTrigger is markup that starts with '<'.
+type angleTrigger struct {
+	lit   string
+	start func(j int) markup // nil: a stray token, dropped
+}
+
+// angleTriggers are tried in order at each '<' in the prose.
+var angleTriggers = buildAngleTriggers()
+
+func buildAngleTriggers() []angleTrigger {
+	t := []angleTrigger{
+		{tagOpen, func(j int) markup { return newXML(j) }},
+		{tagClose, nil},
+		{tagFunction, func(j int) markup { return newStandaloneFunc(j) }},
+		{tagFunctionCalls, func(j int) markup { return newInvoke(j, true) }},
+		{tagInvoke + " name=", nil}, // decided by invokeStart
+		{tagFunctionCallsEnd, nil},
+	}
+	for _, d := range sectionDialects {
+		t = append(t,
+			angleTrigger{d.begin, func(j int) markup { return newSection(d, j, d.begin) }},
+			angleTrigger{d.callBegin, func(j int) markup { return newSection(d, j, d.callBegin) }},
+			angleTrigger{d.end, nil},
+			angleTrigger{d.callEnd, nil},
+		)
+	}
+	return t
+}
+
+// invokeStart starts an <invoke name=…> without <function_calls> only once
+// its tag reads as one; otherwise the '<' is prose.
+func (s *scanner) invokeStart(j int) (int, markup) {
+	limit := min(len(s.buf), j+maxNameLen+32)
+	k := bytes.IndexByte(s.buf[j:limit], '>')
+	switch {
+	case k < 0 && limit == len(s.buf) && !s.eof:
+		return 0, nil
+	case k < 0:
+		return 1, nil
+	}
+	if _, ok := nameAttr(s.buf[j : j+k]); !ok {
+		return 1, nil
+	}
+	return 0, newInvoke(j, false)
+}
+
 func (s *scanner) angle(j int) (int, markup) {
 	wait := false
-	for _, lit := range [...]string{tagOpen, tagClose, tagFunction} {
-		full, partial := matchLit(s.buf, j, lit)
+	for _, t := range angleTriggers {
+		full, partial := matchLit(s.buf, j, t.lit)
 		switch {
-		case full && lit == tagOpen:
-			return 0, newXML(j)
-		case full && lit == tagClose:
-			return -len(tagClose), nil // a stray closing tag
+		case full && t.lit == tagInvoke+" name=":
+			return s.invokeStart(j)
+		case full && t.start == nil:
+			return -len(t.lit), nil // a stray closing token
 		case full:
-			return 0, newStandaloneFunc(j)
+			return 0, t.start(j)
 		}
 		wait = wait || partial
 	}
@@ -262,7 +308,10 @@ func (s *scanner) brace(j int) (int, markup) {
 	if k == len(s.buf) && !s.eof {
 		return 0, nil
 	}
-	if k < len(s.buf) && (s.buf[k] == '"' || s.buf[k] == '\'') {
+	if k < len(s.buf) && s.buf[k] == typoLead && len(s.buf)-k < 3 && !s.eof {
+		return 0, nil // a typographic quote, perhaps
+	}
+	if k < len(s.buf) && (s.buf[k] == '"' || s.buf[k] == '\'' || typoQuote(s.buf[k:])) {
 		return 0, newBare(s, j, false)
 	}
 	return 1, nil
@@ -318,6 +367,9 @@ func (s *scanner) backtick(j int) (int, markup) {
 		return run - j, nil
 	}
 	whole := nl || run+len(line) == len(s.buf) // not cut at lookCap
+	if whole && nl && isToolCodeInfo(line) {
+		return 0, newToolCode(j, run+len(line)+1)
+	}
 	if s.candidates(j) && whole && callFenceInfo(line) {
 		body := run + len(line)
 		if nl {

@@ -2,10 +2,14 @@
 // models without native tool calling (DESIGN §4, "Tool-calling paths").
 //
 // It accepts <tool_call>{…}</tool_call> (the format olly's prompt asks for),
-// <function=name>…</function>, Mistral's [TOOL_CALLS] forms, and — only when
-// those found nothing, and only for tools in Options.Known — bare JSON
-// objects and ```json fences. It repairs calls cut off mid-JSON and marks
-// them Repaired, and it removes all call markup and the [TASK_COMPLETE]
+// <function=name>…</function>, Mistral's [TOOL_CALLS] forms, the dialects
+// other model families were trained on (DeepSeek's and Kimi K2's token
+// sections, GLM-4.5's <arg_key>/<arg_value> pairs, <function_calls>
+// <invoke>, Gemma's ```tool_code Python calls), and — only when those found
+// nothing, and only for tools in Options.Known — bare JSON objects and
+// ```json fences. It repairs calls cut off at the end of the text and marks
+// them Repaired (and Incomplete when a value was cut), and it removes all
+// call markup and the [TASK_COMPLETE]
 // signal from the text shown to the person, both at once (Strip) and while
 // the response streams (Filter). docs/toolcall.md describes the formats,
 // the repair rules and the streaming contract.
@@ -18,11 +22,16 @@ type Format string
 
 // The formats Extract recognises.
 const (
-	FormatXML      Format = "xml"      // <tool_call>…</tool_call>
-	FormatFunction Format = "function" // <function=name>…</function> without <tool_call> tags
-	FormatBracket  Format = "bracket"  // [TOOL_CALLS]…
-	FormatBare     Format = "bare"     // a JSON object in the prose
-	FormatFence    Format = "fence"    // a JSON object in a ```json fence
+	FormatXML      Format = "xml"       // <tool_call>…</tool_call>
+	FormatFunction Format = "function"  // <function=name>…</function> without <tool_call> tags
+	FormatBracket  Format = "bracket"   // [TOOL_CALLS]…
+	FormatBare     Format = "bare"      // a JSON object in the prose
+	FormatFence    Format = "fence"     // a JSON object in a ```json fence
+	FormatDeepSeek Format = "deepseek"  // <｜tool▁calls▁begin｜>… (DeepSeek V3, R1, V3.1)
+	FormatKimi     Format = "kimi"      // <|tool_calls_section_begin|>… (Kimi K2)
+	FormatGLM      Format = "glm"       // <tool_call>name<arg_key>…</arg_key><arg_value>…</arg_value> (GLM-4.5)
+	FormatInvoke   Format = "invoke"    // <function_calls><invoke name=…><parameter name=…>
+	FormatToolCode Format = "tool_code" // ```tool_code fences with Python calls (Gemma)
 )
 
 // Options configure parsing.
@@ -45,10 +54,15 @@ type Call struct {
 	// Format is the markup the call was written in.
 	Format Format `json:"format"`
 	// Repaired is set when the text ended inside the call (the model ran out
-	// of output) and the JSON was closed by olly: the arguments hold what was
-	// written, and the agent should tell the model that the call was cut off
-	// rather than trust it blindly.
+	// of output) and olly closed the markup: the arguments hold what was
+	// written. See Incomplete for whether anything was lost.
 	Repaired bool `json:"repaired,omitempty"`
+	// Incomplete is set, with Repaired, when the text ended inside a value
+	// (a string, a number, a parameter, the tool name) rather than only
+	// before closing brackets or tags. Such a call must not run: the agent
+	// asks the model to send it again. A call that lacks only its closers
+	// is complete in what it says, and runs.
+	Incomplete bool `json:"incomplete,omitempty"`
 	// Problem, when not empty, says why the call cannot be run as written
 	// (no tool name, arguments that are not an object, JSON that does not
 	// parse). It is written for the model: the agent returns it as the

@@ -14,6 +14,7 @@ const (
 	xsAfter                 // after a payload: </tool_call>, another payload, or the end
 	xsNext                  // inside a further JSON object after the first payload
 	xsSkip                  // skipping an unparseable payload to </tool_call>
+	xsGLM                   // inside GLM's name + <arg_key>/<arg_value> layout
 )
 
 // xmlCall parses <tool_call>PAYLOAD</tool_call>. PAYLOAD is a call object,
@@ -25,6 +26,7 @@ type xmlCall struct {
 	st        xmlState
 	p         *parser
 	f         *funcParser
+	g         *glmParser
 	next      int  // offset of the further object being parsed in xsNext
 	fenced    bool // the payload sits in a ``` fence inside the tags
 	calls     []Call
@@ -38,6 +40,9 @@ func newXML(j int) *xmlCall {
 func (x *xmlCall) start() int   { return x.from }
 func (x *xmlCall) inCall() bool { return true }
 func (x *xmlCall) name() string {
+	if x.g != nil && x.g.st != glName {
+		return x.g.fname
+	}
 	if x.f != nil && x.f.st != fnName {
 		return x.f.fname
 	}
@@ -67,6 +72,8 @@ func (x *xmlCall) advance(s *scanner) (outcome, int) {
 				x.st = xsAfter
 				st = sCont
 			}
+		case xsGLM:
+			end, st = x.glm(s)
 		case xsAfter:
 			end, st = x.after(s)
 		case xsNext:
@@ -129,10 +136,34 @@ func (x *xmlCall) open(s *scanner) (int, int) {
 			return x.cur + len(lit), sDone
 		}
 	}
-	// Not a call: the tag alone is markup, what follows is prose.
+	if c := buf[x.cur]; isLetter(c) || c == '_' {
+		x.g = newGLM(x.cur)
+		x.st = xsGLM
+		return 0, sCont
+	}
+	return x.notACall()
+}
+
+// notACall ends the markup after the tag: what follows is prose.
+func (x *xmlCall) notACall() (int, int) {
 	x.calls = append(x.calls, Call{Format: FormatXML,
 		Problem: "expected a JSON object such as {\"name\": \"tool_name\", \"arguments\": {…}} after <tool_call>"})
 	return x.cur, sDone
+}
+
+// glm continues GLM's layout.
+func (x *xmlCall) glm(s *scanner) (int, int) {
+	if !x.g.advance(s) {
+		return 0, sWait
+	}
+	if x.g.notGLM {
+		x.cur = x.g.start
+		return x.notACall()
+	}
+	x.calls = append(x.calls, x.g.call(false))
+	x.cur = x.g.cur
+	x.st = xsAfter
+	return 0, sCont
 }
 
 func (x *xmlCall) startJSON(buf []byte, at int) {
@@ -275,14 +306,14 @@ func (x *xmlCall) cutOff(s *scanner) (outcome, int) {
 	end := len(s.buf)
 	switch x.st {
 	case xsOpen:
-		x.calls = append(x.calls, Call{Format: FormatXML, Repaired: true,
+		x.calls = append(x.calls, Call{Format: FormatXML, Repaired: true, Incomplete: true,
 			Problem: "the response ended right after <tool_call>, before the call"})
 	case xsJSON:
 		x.p.finish()
-		x.calls = append(x.calls, callsFrom(x.p.root, FormatXML, true)...)
+		x.calls = append(x.calls, markCut(callsFrom(x.p.root, FormatXML, true), x.p)...)
 	case xsNext:
 		if x.p.finish() && shapeOf(x.p.root).hasShape {
-			x.calls = append(x.calls, callFrom(x.p.root, FormatXML, true))
+			x.calls = append(x.calls, markCut([]Call{callFrom(x.p.root, FormatXML, true)}, x.p)...)
 		} else {
 			end = x.next
 		}
