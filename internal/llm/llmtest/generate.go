@@ -48,6 +48,10 @@ func (s *Server) serveGeneration(w http.ResponseWriter, r *http.Request, req *Re
 	if ep == endpointChat && !s.fit(w, req, m) {
 		return // refused: the prompt does not fit (context.go)
 	}
+	if msg := s.refuseCompletion(req, ep); msg != "" {
+		s.writeError(w, req, http.StatusBadRequest, msg)
+		return
+	}
 	resp, ok := s.next(req)
 	if !ok {
 		s.unscripted(w, req, "reply")
