@@ -105,6 +105,7 @@ Exit status in print mode: 0 the agent finished, 1 it failed or stopped short,
 		newCmdDB(f),
 		newChangesCmd(f),
 		newSessionsCmd(f),
+		newLSPCmd(f),
 	)
 	return root
 }

@@ -299,6 +299,8 @@ func TestEveryKeyFromEnv(t *testing.T) {
 			switch {
 			case k.Type == "integer":
 				v = strings.SplitN(k.Range, "–", 2)[1] // the maximum
+			case k.Type == "duration" && k.Range != "":
+				v = strings.TrimSuffix(strings.SplitN(k.Range, "–", 2)[1], " ms") // the maximum
 			case k.Type == "boolean":
 				v = strconv.FormatBool(k.Default != "true")
 			case len(k.Enum) > 0:

@@ -18,12 +18,13 @@ type Settings struct {
 
 	Agent AgentSettings `key:"agent"`
 
-	ContextWindow      int               `key:"contextWindow" default:"4096" min:"2048" max:"1048576" doc:"Context window (tokens) assumed when the server does not report a model's context length (an OpenAI-compatible server other than Ollama, vLLM or llama.cpp). The default is Ollama's own default window: set the window the server really runs the model with."`
-	Timeouts           TimeoutSettings   `key:"timeouts"`
-	EnableAutoComplete bool              `key:"enableAutoComplete" default:"true" doc:"Offer inline completions (olly lsp) when completionMode.model is set."`
-	Embedding          EmbeddingSettings `key:"embedding"`
-	LSP                LSPSettings       `key:"lsp"`
-	StoragePath        string            `key:"storagePath" userOnly:"true" check:"absPath" doc:"Absolute directory for olly's database and artifacts, instead of the data directory. Empty: $XDG_DATA_HOME/olly (~/.local/share/olly)."`
+	ContextWindow      int                `key:"contextWindow" default:"4096" min:"2048" max:"1048576" doc:"Context window (tokens) assumed when the server does not report a model's context length (an OpenAI-compatible server other than Ollama, vLLM or llama.cpp). The default is Ollama's own default window: set the window the server really runs the model with."`
+	Timeouts           TimeoutSettings    `key:"timeouts"`
+	EnableAutoComplete bool               `key:"enableAutoComplete" default:"true" doc:"Offer inline completions as you type (olly lsp). Off: only a completion you ask for."`
+	Completion         CompletionSettings `key:"completion"`
+	Embedding          EmbeddingSettings  `key:"embedding"`
+	LSP                LSPSettings        `key:"lsp"`
+	StoragePath        string             `key:"storagePath" userOnly:"true" check:"absPath" doc:"Absolute directory for olly's database and artifacts, instead of the data directory. Empty: $XDG_DATA_HOME/olly (~/.local/share/olly)."`
 }
 
 // ModeSettings are the model and sampling settings of one mode (completion,
@@ -59,6 +60,16 @@ type TimeoutSettings struct {
 	Connect  time.Duration `key:"connect" default:"30000" min:"1000" max:"600000" doc:"How long connecting to the model server may take. Milliseconds, or a duration such as 30s."`
 	Response time.Duration `key:"response" default:"300000" min:"5000" max:"3600000" doc:"How long the model server may take to start answering (Ollama loads the model and reads the prompt first). Failed attempts are retried. Milliseconds, or a duration such as 5m."`
 	Idle     time.Duration `key:"idle" default:"180000" min:"5000" max:"3600000" doc:"How long a streamed answer may go silent (Ollama sends nothing while it buffers a tool call). Milliseconds, or a duration such as 3m."`
+}
+
+// CompletionSettings shape the inline completions of olly lsp.
+type CompletionSettings struct {
+	PrefixChars   int           `key:"prefixChars" default:"2000" min:"200" max:"32000" doc:"Characters before the cursor sent with a completion (cut back to whole lines)."`
+	SuffixChars   int           `key:"suffixChars" default:"1000" min:"0" max:"16000" doc:"Characters after the cursor sent with a completion (cut back to whole lines)."`
+	ContextChars  int           `key:"contextChars" default:"1500" min:"0" max:"16000" doc:"Characters of the other open files (around where you last worked in each) added to a completion's prompt. 0: none."`
+	Debounce      time.Duration `key:"debounce" default:"100" min:"0" max:"2000" doc:"How long a completion waits for the next keystroke before it asks the model. Milliseconds, or a duration such as 150ms."`
+	LatencyBudget time.Duration `key:"latencyBudget" default:"3000" min:"200" max:"60000" doc:"How long the model may take for a completion before it is dropped. Milliseconds, or a duration such as 2s."`
+	KeepAlive     string        `key:"keepAlive" default:"30m" check:"keepAlive" doc:"How long Ollama keeps the completion model loaded between completions (keep_alive): a duration, seconds, or -1 for ever."`
 }
 
 // EmbeddingSettings choose the model for semantic session search.
