@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/session"
 )
 
 // modelDetails returns what the server says about model, asking once per
@@ -56,4 +57,42 @@ func (c Config) think(d *llm.ModelDetails) *llm.Think {
 		return nil
 	}
 	return &llm.Think{Enabled: c.EnableThinking}
+}
+
+// toolsRefused handles a request the server refused because the model
+// cannot take tools — Ollama's "… does not support tools", met where
+// capabilities were guessed (an OpenAI-compatible endpoint that does not
+// report them). The model is marked as without tools for the life of the
+// agent and this run switches to text tool calls: the system prompt is
+// rendered again with the call format and the tool descriptions. It
+// reports true when the caller should send the request again.
+func (r *run) toolsRefused(ctx context.Context, res *streamResult) bool {
+	if res.err == nil || r.format != session.FormatNative || !llm.ToolsUnsupported(res.err) ||
+		res.display != "" || ctx.Err() != nil {
+		return false
+	}
+	system := r.system
+	r.format = session.FormatText
+	var err error
+	if r.system, err = r.systemPrompt(); err != nil {
+		r.format, r.system = session.FormatNative, system
+		return false
+	}
+	r.a.markNoTools(r.model)
+	r.cs.textTools = estimateTools(r.specs)
+	r.warnTextTools(ctx)
+	res.err = nil
+	return true
+}
+
+// markNoTools records that model cannot take tools: later turns start
+// with text tool calls.
+func (a *Agent) markNoTools(model string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if d := a.models[model]; d != nil {
+		c := *d
+		c.Capabilities.Tools = false
+		a.models[model] = &c
+	}
 }

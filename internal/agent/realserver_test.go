@@ -123,3 +123,53 @@ func formatName(native bool) string {
 	}
 	return "text"
 }
+
+// OpenAI dialect against Ollama's /v1 behind something that hides its
+// native API (OpenWebUI, a proxy): "coder" is served as "coder:latest",
+// tools are assumed, the server refuses them with its real 400, and olly
+// switches the model to text tool calls — this turn and the next.
+func TestOpenAIDialectModelWithoutTools(t *testing.T) {
+	h := newHarness(t, false, harnessOpt{dialect: "openai"})
+	h.srv.EnqueueFor("/api/version", llmtest.Status(404, "404 page not found"))
+	h.srv.Enqueue(
+		llmtest.Reply(h.call("write_file", `{"path": "a.txt", "content": "x"}`)),
+		llmtest.Reply(llmtest.Text("Done. [TASK_COMPLETE]")),
+		llmtest.Reply(llmtest.Text("Nothing to do. [TASK_COMPLETE]")),
+	)
+	res := h.prompt("create a.txt containing x")
+	if res.Status != event.FinishDone {
+		t.Fatalf("result %+v", res)
+	}
+	reqs := h.chats()
+	if len(reqs) != 3 || len(reqs[0].Tools) == 0 {
+		t.Fatalf("%d requests; the first should have offered tools", len(reqs))
+	}
+	for i, r := range reqs[1:] {
+		if len(r.Tools) != 0 || !strings.Contains(r.Messages[0].Content, "<tool_call>") {
+			t.Errorf("request %d after the refusal: tools %d, text call format taught %v", i+2, len(r.Tools), strings.Contains(r.Messages[0].Content, "<tool_call>"))
+		}
+	}
+	if got, _ := h.read("a.txt"); got != "x" {
+		t.Errorf("a.txt = %q", got)
+	}
+	var warned bool
+	for _, w := range payloads[event.Warning](h.live) {
+		warned = warned || w.Code == "text_tools"
+	}
+	if !warned || len(payloads[event.Error](h.live)) != 0 {
+		t.Errorf("warnings %+v errors %+v", payloads[event.Warning](h.live), payloads[event.Error](h.live))
+	}
+	// The window was not assumed: with no metadata, the safe default.
+	if n := reqs[1].Options.NumCtx; n != nil {
+		t.Errorf("num_ctx %d sent on /v1", *n)
+	}
+	if u := payloads[event.TokenUsage](h.live); len(u) == 0 || u[0].ContextWindow != defaultContextWindow {
+		t.Errorf("token usage %+v, want the window %d", u, defaultContextWindow)
+	}
+	// The next turn starts with text tool calls: no second refusal.
+	before := len(h.chats())
+	h.prompt("anything else?")
+	if r := h.chats()[before]; len(r.Tools) != 0 {
+		t.Errorf("second turn offered tools again")
+	}
+}

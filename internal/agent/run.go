@@ -260,7 +260,10 @@ func (r *run) emit(ctx context.Context, p event.Payload) error {
 func (r *run) stream(ctx context.Context) *streamResult {
 	s := &streamer{provider: r.a.provider, clock: r.a.clock, emit: r.emit, iter: r.iter, known: r.offered}
 	res := s.run(ctx, r.prepare(ctx)) // compact.go: compacted first when the prompt nears the window
-	for r.overflowed(ctx, res) {      // compact.go: it did not fit after all: compacted (once), send it again
+	// model.go: the server refused tools (text tool calls from now on);
+	// compact.go: it did not fit after all (compacted, once). Either way,
+	// send it again.
+	for r.toolsRefused(ctx, res) || r.overflowed(ctx, res) {
 		res = s.run(ctx, r.prepare(ctx))
 	}
 	if res.endedEarly {

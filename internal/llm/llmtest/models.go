@@ -1,6 +1,7 @@
 package llmtest
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -151,10 +152,7 @@ func (s *Server) markRunning(m *model, req *Request) {
 	}
 	m.running = true
 	m.expires = time.Now().Add(5 * time.Minute)
-	m.numCtx = 4096
-	if req.Options.NumCtx != nil {
-		m.numCtx = *req.Options.NumCtx
-	}
+	m.numCtx = m.window(req)
 }
 
 var modifiedAt = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -218,7 +216,7 @@ func (s *Server) ps(w http.ResponseWriter, _ *Request) {
 		delete(e, "modified_at")
 		e["expires_at"] = m.expires.Format(time.RFC3339Nano)
 		e["size_vram"] = m.size
-		e["context_length"] = max(m.numCtx, 4096)
+		e["context_length"] = cmp.Or(m.numCtx, m.serverCtx, ollamaDefaultNumCtx)
 		list = append(list, e)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"models": list})

@@ -83,6 +83,31 @@ func (c *Client) ollamaServer(ctx context.Context) *ollama.Client {
 	return oc
 }
 
+// ollamaDefaultWindow is the context Ollama runs a model with when no
+// num_ctx is given, which its /v1 layer never passes on.
+const ollamaDefaultWindow = 4096
+
+// ollamaWindow is the context window a model has behind Ollama's /v1: the
+// request cannot set num_ctx there, so it is the window the server loaded
+// the model with (/api/ps) when it is loaded, else Ollama's default —
+// never more than the trained context. Assuming the trained context would
+// let prompts grow past what the server keeps, and Ollama cuts them
+// silently.
+func ollamaWindow(ctx context.Context, oc *ollama.Client, model string, trained int) int {
+	n := ollamaDefaultWindow
+	if rs, err := oc.RunningModels(ctx); err == nil {
+		for _, r := range rs {
+			if sameModel(r.Name, model) && r.ContextLength > 0 {
+				n = r.ContextLength
+			}
+		}
+	}
+	if trained > 0 {
+		n = min(n, trained)
+	}
+	return n
+}
+
 // sameModel reports whether a listed id names the requested model: Ollama
 // lists "tiny:latest" and accepts "tiny" for it.
 func sameModel(id, want string) bool {
@@ -106,8 +131,9 @@ func (c *Client) ListModels(ctx context.Context) ([]llm.ModelInfo, error) {
 }
 
 // ShowModel describes one model. When the server is Ollama (its /v1
-// layer), capabilities and the trained context length come from its
-// /api/show, as with the Ollama client. Otherwise from the /v1/models
+// layer), capabilities come from its /api/show, as with the Ollama client,
+// and the context length is the window the model runs with there (see
+// ollamaWindow). Otherwise from the /v1/models
 // entry: the dialect reports no capabilities, so Known is false and chat
 // and tools are assumed (a model that refuses tools is switched to text
 // tool calls by the agent); the context length is read where vLLM
@@ -124,6 +150,7 @@ func (c *Client) ShowModel(ctx context.Context, model string) (*llm.ModelDetails
 			}
 			return nil, err
 		}
+		d.ContextLength = ollamaWindow(ctx, oc, model, d.ContextLength)
 		return d, nil
 	}
 	entries, err := c.models(ctx)

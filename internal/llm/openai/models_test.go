@@ -22,16 +22,19 @@ func TestListAndShowModels(t *testing.T) {
 		// from Ollama's /api/show.
 		listed []string
 		known  bool
+		window int
 	}{
+		// Behind Ollama's /v1 the window is the one the loaded model runs
+		// with (/api/ps), not the trained one: /v1 cannot set num_ctx.
 		{name: "ollama: tagged names, details from /api/show", flavor: llmtest.FlavorOllama,
-			listed: []string{"Qwen/Qwen3-8B:latest", "other:latest"}, known: true},
-		{name: "vLLM max_model_len", flavor: llmtest.FlavorVLLM, listed: []string{"Qwen/Qwen3-8B", "other"}},
-		{name: "llama.cpp n_ctx_train", flavor: llmtest.FlavorLlamaCpp, listed: []string{"Qwen/Qwen3-8B", "other"}},
+			listed: []string{"Qwen/Qwen3-8B:latest", "other:latest"}, known: true, window: 8192},
+		{name: "vLLM max_model_len", flavor: llmtest.FlavorVLLM, listed: []string{"Qwen/Qwen3-8B", "other"}, window: 32768},
+		{name: "llama.cpp n_ctx_train", flavor: llmtest.FlavorLlamaCpp, listed: []string{"Qwen/Qwen3-8B", "other"}, window: 32768},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.New(t, llmtest.WithFlavor(tc.flavor))
-			srv.AddModel("Qwen/Qwen3-8B", llmtest.ContextLength(32768), llmtest.Caps("completion"))
+			srv.AddModel("Qwen/Qwen3-8B", llmtest.ContextLength(32768), llmtest.Caps("completion"), llmtest.ServerContext(8192), llmtest.Running())
 			srv.AddModel("other")
 			c, _ := newClient(t, srv)
 			list, err := c.ListModels(context.Background())
@@ -49,11 +52,14 @@ func TestListAndShowModels(t *testing.T) {
 			}
 			// Without Ollama's capabilities, tools are assumed; with them,
 			// this model has none.
-			if d.Capabilities.Known != tc.known || !d.Capabilities.Chat || d.Capabilities.Tools == tc.known || d.ContextLength != 32768 {
+			if d.Capabilities.Known != tc.known || !d.Capabilities.Chat || d.Capabilities.Tools == tc.known || d.ContextLength != tc.window {
 				t.Errorf("details %+v", d)
 			}
-			if _, err := c.ShowModel(context.Background(), "other:latest"); err != nil {
+			o, err := c.ShowModel(context.Background(), "other:latest")
+			if err != nil {
 				t.Errorf("tagged name: %v", err)
+			} else if tc.known && o.ContextLength != 4096 {
+				t.Errorf("a model not loaded by Ollama: window %d, want Ollama's default 4096", o.ContextLength)
 			}
 			_, err = c.ShowModel(context.Background(), "missing")
 			e := wiretest.AsError(t, err, llm.KindModelNotFound)
