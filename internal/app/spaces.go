@@ -55,7 +55,7 @@ func (a *App) spaceFor(ws *workspace.Workspace) (*space, error) {
 	sp := &space{
 		shells:      shells,
 		lsp:         lsp.NewManager(ws, lsp.Options{Servers: servers, Logger: a.Log}),
-		checkpoints: checkpoint.New(a.Store, dir, checkpointEmitter{a}),
+		checkpoints: checkpoint.New(a.Store, dir, sessionEmitter{a.Sessions}),
 	}
 	if a.spaces.byWS == nil {
 		a.spaces.byWS = map[string]*space{}
@@ -74,15 +74,6 @@ func (a *App) closeSpaces() error {
 		errs = append(errs, sp.shells.CloseAll(), sp.lsp.Close())
 	}
 	return errors.Join(errs...)
-}
-
-// checkpointEmitter publishes checkpoint events through the session
-// service, so they are stored and shown like every other event.
-type checkpointEmitter struct{ a *App }
-
-func (e checkpointEmitter) Emit(ctx context.Context, sessionID string, turn int, p event.Payload) error {
-	_, err := e.a.Sessions.Emit(ctx, sessionID, turn, p)
-	return err
 }
 
 // diagnostics is a workspace's language servers as both the write tool's

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/checkpoint"
-	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/store"
 )
 
@@ -22,6 +21,8 @@ import (
 type changesOptions struct {
 	IO    *IOStreams
 	Store func(context.Context) (*store.Store, error)
+	// Admin is the session service and checkpoint managers over Store.
+	Admin func(context.Context) (*app.Admin, error)
 	// Cwd returns --cwd ("" for the current directory), read when the
 	// command runs.
 	Cwd func() string
@@ -35,7 +36,7 @@ type changesOptions struct {
 }
 
 func newChangesCmd(f *Factory) *cobra.Command {
-	opts := &changesOptions{IO: f.IO, Store: f.Store, Cwd: func() string { return f.Flags.Cwd }}
+	opts := &changesOptions{IO: f.IO, Store: f.Store, Admin: f.Admin, Cwd: func() string { return f.Flags.Cwd }}
 	cmd := &cobra.Command{
 		Use:   "changes",
 		Short: "Review, keep or undo the agent's file changes",
@@ -68,10 +69,11 @@ type changesSession struct {
 // open finds the session: --session, else the latest session of the
 // workspace directory or the nearest parent that has one.
 func (o *changesOptions) open(ctx context.Context) (*changesSession, error) {
-	st, err := o.Store(ctx)
+	a, err := o.Admin(ctx)
 	if err != nil {
 		return nil, err
 	}
+	st := a.Store
 	cwd, err := changesDir(o.Cwd())
 	if err != nil {
 		return nil, err
@@ -88,7 +90,7 @@ func (o *changesOptions) open(ctx context.Context) (*changesSession, error) {
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
-	return &changesSession{st: st, sess: sess, m: checkpoint.New(st, root, storeEmitter{st}), cwd: cwd}, nil
+	return &changesSession{st: st, sess: sess, m: a.Checkpoints(root), cwd: cwd}, nil
 }
 
 // changesDir is the workspace directory, absolute with links resolved.
@@ -209,23 +211,6 @@ func actionLetter(action string) string {
 		return "A"
 	}
 	return "M"
-}
-
-// storeEmitter records keep and undo events in the session's log, as the
-// session service's Emit does for durable events: a one-shot command has
-// no live subscribers, and a frontend showing the session picks the events
-// up from the log.
-type storeEmitter struct{ st *store.Store }
-
-func (e storeEmitter) Emit(ctx context.Context, session string, turn int, p event.Payload) error {
-	if !event.Durable(p.EventType()) {
-		return nil
-	}
-	data, err := json.Marshal(p)
-	if err != nil {
-		return fmt.Errorf("encode %s event: %w", p.EventType(), err)
-	}
-	return e.st.Append(ctx, &store.EventRecord{Session: session, Turn: turn, Type: string(p.EventType()), Payload: data})
 }
 
 // snapshotPath turns a FILE argument into a snapshot path: relative to the

@@ -47,6 +47,7 @@ type Factory struct {
 
 	storeMu sync.Mutex
 	store   *store.Store
+	admin   *app.Admin
 
 	// OpenTerminal opens the controlling terminal, where print mode asks
 	// for approvals; nil opens /dev/tty. Tests set it.
@@ -254,12 +255,29 @@ func (f *Factory) Store(ctx context.Context) (*store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(ctx, path, store.Options{})
+	st, err := app.OpenStore(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	f.store = st
 	return st, nil
+}
+
+// Admin builds, once, the services of commands that read and edit stored
+// sessions without running a turn (app.Admin), over Store.
+func (f *Factory) Admin(ctx context.Context) (*app.Admin, error) {
+	st, err := f.Store(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f.storeMu.Lock()
+	defer f.storeMu.Unlock()
+	if f.admin == nil {
+		if f.admin, err = app.NewAdmin(st); err != nil {
+			return nil, err
+		}
+	}
+	return f.admin, nil
 }
 
 // Close releases what the factory opened.
@@ -268,6 +286,10 @@ func (f *Factory) Close() error {
 	defer f.storeMu.Unlock()
 	if f.store == nil {
 		return nil
+	}
+	if f.admin != nil {
+		_ = f.admin.Close() // before the store it writes to
+		f.admin = nil
 	}
 	err := f.store.Close()
 	f.store = nil

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
 )
@@ -18,6 +19,8 @@ import (
 type sessionsOptions struct {
 	IO    *IOStreams
 	Store func(context.Context) (*store.Store, error)
+	// Admin is the session service and checkpoint managers over Store.
+	Admin func(context.Context) (*app.Admin, error)
 	// Cwd returns --cwd ("" for the current directory), read when the
 	// command runs.
 	Cwd func() string
@@ -31,7 +34,7 @@ type sessionsOptions struct {
 }
 
 func newSessionsCmd(f *Factory) *cobra.Command {
-	opts := &sessionsOptions{IO: f.IO, Store: f.Store, Cwd: func() string { return f.Flags.Cwd }, Embedder: f.searchEmbedder}
+	opts := &sessionsOptions{IO: f.IO, Store: f.Store, Admin: f.Admin, Cwd: func() string { return f.Flags.Cwd }, Embedder: f.searchEmbedder}
 	cmd := &cobra.Command{
 		Use:   "sessions",
 		Short: "List, show, search, export, branch and delete stored sessions",
@@ -63,18 +66,14 @@ olly -p --continue "…" (the latest here) or olly -p --resume ID "…".`,
 	return cmd
 }
 
-// service opens the database and a session service over it (no agent: the
-// subcommands never run a turn).
+// service is the session service over the database (app.Admin: no agent,
+// the subcommands never run a turn).
 func (o *sessionsOptions) service(ctx context.Context) (*session.Service, *store.Store, error) {
-	st, err := o.Store(ctx)
+	a, err := o.Admin(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	svc, err := session.New(session.Deps{Store: st})
-	if err != nil {
-		return nil, nil, err
-	}
-	return svc, st, nil
+	return a.Sessions, a.Store, nil
 }
 
 // find resolves a session id or unique prefix.

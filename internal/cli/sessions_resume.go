@@ -55,15 +55,11 @@ func resumeArgs(ctx context.Context, f *Factory, opts *printOptions, args []stri
 	if opts.Resume != resumePick || len(args) == 0 || !looksLikeID(args[0]) {
 		return args, nil
 	}
-	st, err := f.Store(ctx)
+	a, err := f.Admin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	svc, err := session.New(session.Deps{Store: st})
-	if err != nil {
-		return nil, err
-	}
-	sess, err := svc.Find(ctx, args[0])
+	sess, err := a.Sessions.Find(ctx, args[0])
 	switch {
 	case err == nil:
 		opts.Resume = sess.ID
