@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -9,10 +10,13 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/olly-agent/olly/event"
 	"github.com/olly-agent/olly/internal/app"
+	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/ui/printmode"
 )
@@ -55,7 +59,16 @@ func runRoot(cmd *cobra.Command, f *Factory, opts *printOptions, args []string) 
 	if opts.Output != printmode.OutputText && opts.Output != printmode.OutputJSON {
 		return usageError("--output %q: use text or json", opts.Output)
 	}
-	args, err := resumeArgs(cmd.Context(), f, opts, args)
+	err := runTask(cmd.Context(), f, opts, args)
+	if err != nil && opts.Output == printmode.OutputJSON {
+		writeErrorEvent(f.IO.Out, err)
+	}
+	return err
+}
+
+// runTask reads the task and runs it.
+func runTask(ctx context.Context, f *Factory, opts *printOptions, args []string) error {
+	args, err := resumeArgs(ctx, f, opts, args)
 	if err != nil {
 		return err
 	}
@@ -63,7 +76,30 @@ func runRoot(cmd *cobra.Command, f *Factory, opts *printOptions, args []string) 
 	if err != nil {
 		return err
 	}
-	return runPrint(cmd.Context(), f, opts, task)
+	return runPrint(ctx, f, opts, task)
+}
+
+// writeErrorEvent puts an error that ended print mode on stdout as an
+// error event, so that a program reading --output json learns why nothing
+// else came: the server is down, the model is missing, the settings are
+// wrong. An error the turn already reported (its error event is in the
+// stream) has no message of its own here.
+func writeErrorEvent(w io.Writer, err error) {
+	var ee *ExitError
+	if errors.As(err, &ee) && ee.Err == nil {
+		return
+	}
+	p := event.Error{Message: err.Error()}
+	if k := llm.KindOf(err); k != llm.KindUnknown {
+		p.Kind = k.String()
+	} else if errors.As(err, &ee) && ee.Code == ExitUsage {
+		p.Kind = "usage"
+	}
+	line, merr := json.Marshal(event.Event{At: time.Now().UTC(), Data: p})
+	if merr != nil {
+		return
+	}
+	_, _ = w.Write(append(line, '\n'))
 }
 
 // taskText joins the arguments and whatever is piped on stdin.

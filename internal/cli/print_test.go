@@ -355,3 +355,68 @@ func TestPrintAutoDiagnosticsReachTheModel(t *testing.T) {
 		t.Fatalf("the gate did not send the model back to fix the error (%d requests)", n)
 	}
 }
+
+// With --output json every error is also an error event on stdout, the
+// ones before the turn included (issue 14: a program reading events saw
+// nothing when the server was down). A failure the turn reported itself is
+// not repeated. A server that stalls ends with a timeout, not a hang.
+func TestPrintJSONReportsEveryError(t *testing.T) {
+	errorEvents := func(t *testing.T, out string) []event.Error {
+		t.Helper()
+		var errs []event.Error
+		sc := bufio.NewScanner(strings.NewReader(out))
+		for sc.Scan() {
+			var ev event.Event
+			if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+				t.Fatalf("stdout line %q is not an event: %v", sc.Text(), err)
+			}
+			if p, ok := ev.Data.(event.Error); ok {
+				errs = append(errs, p)
+			}
+		}
+		return errs
+	}
+	t.Run("server down", func(t *testing.T) {
+		e := newPrintEnv(t)
+		e.srv.Close()
+		e.noRetry = true
+		code, out, errOut := e.runWith(t, "", nil, "-p", "--output", "json", "--set", "agentMode.model=qwen3:8b", "do it")
+		errs := errorEvents(t, out)
+		if code != ExitFailure || len(errs) != 1 || errs[0].Kind != "connection" || !strings.Contains(errs[0].Message, "ollama serve") || !strings.Contains(errOut, "ollama serve") {
+			t.Fatalf("exit %d, events %+v, stderr %q", code, errs, errOut)
+		}
+	})
+	t.Run("missing model", func(t *testing.T) {
+		e := newPrintEnv(t)
+		code, out, _ := e.runWith(t, "", nil, "-p", "--output", "json", "--model", "nope:1b", "do it")
+		errs := errorEvents(t, out)
+		if code == 0 || len(errs) != 1 || !strings.Contains(errs[0].Message, "nope:1b") {
+			t.Fatalf("exit %d, events %+v, stdout %q", code, errs, out)
+		}
+	})
+	t.Run("usage error", func(t *testing.T) {
+		e := newPrintEnv(t)
+		code, out, _ := e.runWith(t, "", nil, "-p", "--output", "json", "--max-iterations", "lots", "x")
+		if errs := errorEvents(t, out); code != ExitUsage || len(errs) != 1 || errs[0].Kind != "usage" {
+			t.Fatalf("exit %d, events %+v", code, errs)
+		}
+	})
+	t.Run("failure inside the turn: reported once", func(t *testing.T) {
+		e := newPrintEnv(t)
+		e.script(llmtest.Reply(llmtest.Text("Working"), llmtest.DropConnection()))
+		code, out, _ := e.runWith(t, "", nil, "-p", "--output", "json", "do it")
+		if errs := errorEvents(t, out); code != ExitFailure || len(errs) != 1 {
+			t.Fatalf("exit %d, events %+v", code, errs)
+		}
+	})
+	t.Run("server stalls", func(t *testing.T) {
+		e := newPrintEnv(t)
+		e.noRetry = true
+		e.script(llmtest.Reply(llmtest.Text("Working on it"), llmtest.Stall()))
+		code, out, _ := e.runWith(t, "", nil, "-p", "--output", "json", "--set", "timeouts.idle=5s", "do it")
+		errs := errorEvents(t, out)
+		if code != ExitFailure || len(errs) != 1 || errs[0].Kind != "timeout" || !strings.Contains(errs[0].Message, "sent nothing more for 5 s") {
+			t.Fatalf("exit %d, events %+v", code, errs)
+		}
+	})
+}
