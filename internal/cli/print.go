@@ -16,8 +16,8 @@ import (
 
 	"github.com/olly-agent/olly/event"
 	"github.com/olly-agent/olly/internal/app"
-	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/approval"
+	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/ui/printmode"
 )
 
