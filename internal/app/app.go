@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/tools"
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // Options are what a frontend decides about the services it runs.
@@ -32,6 +34,9 @@ type Options struct {
 	Approvals approval.Policy
 	// Log receives diagnostics; nil discards them.
 	Log *slog.Logger
+	// ExtraRoots widen every session's workspace in advance (--add-dir);
+	// the user-level setting workspace.extraRoots is added to them.
+	ExtraRoots []string
 }
 
 // App holds olly's services, built once per process.
@@ -100,7 +105,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	// Model-written titles (agent.sessionTitleGeneration) run in the
 	// session service's background; Close waits for them.
 	titles := agent.NewTitleGenerator(a.Agent, agent.TitleConfigFrom(&a.Config.Settings))
-	a.Sessions, err = session.New(session.Deps{Store: a.Store, Runner: a.Agent, Titles: titles, Log: a.Log})
+	extra := append(slices.Clone(a.Config.Workspace.ExtraRoots), opts.ExtraRoots...)
+	a.Sessions, err = session.New(session.Deps{Store: a.Store, Runner: a.Agent, Titles: titles, Log: a.Log,
+		OpenWorkspace: func(dir string) (*workspace.Workspace, error) {
+			return workspace.New([]string{dir}, workspace.WithExtraRoots(extra...))
+		}})
 	if err != nil {
 		return nil, err
 	}

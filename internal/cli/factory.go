@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/olly-agent/olly/internal/config"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/store"
+	ws "github.com/olly-agent/olly/internal/workspace"
 )
 
 // Factory hands commands what they need, built lazily so that a command
@@ -70,6 +73,9 @@ type GlobalFlags struct {
 	// MaxIterations overrides agent.maxIterations (--max-iterations); a
 	// string so the settings layer validates it like any other value.
 	MaxIterations string
+	// AddDirs widen the workspace for this run (--add-dir, repeatable),
+	// besides the user-level workspace.extraRoots.
+	AddDirs []string
 }
 
 func (f *Factory) bindGlobalFlags(root *cobra.Command) {
@@ -79,6 +85,7 @@ func (f *Factory) bindGlobalFlags(root *cobra.Command) {
 	pf.StringVar(&f.Flags.Model, "model", "", "agent `model` (setting agentMode.model)")
 	pf.StringArrayVar(&f.Flags.Set, "set", nil, "set any setting for this run, as `key=value` (repeatable; see olly config list)")
 	pf.StringVar(&f.Flags.MaxIterations, "max-iterations", "", "most tool rounds in one agent run (setting agent.maxIterations)")
+	pf.StringArrayVar(&f.Flags.AddDirs, "add-dir", nil, "let the agent read and write `directory` too, without asking (repeatable; setting workspace.extraRoots)")
 	f.flagSet = pf
 }
 
@@ -317,10 +324,32 @@ func (f *Factory) terminal() io.ReadWriteCloser {
 type runDeps struct {
 	cfg       *config.Config
 	workspace string
+	addDirs   []string // --add-dir, absolute
 	log       *slog.Logger
 	closeLog  func()
 	store     *store.Store
 	provider  llm.Provider
+}
+
+// addDirs returns --add-dir's directories made absolute against the
+// current directory, where the person typed them ("~/x" is left for the
+// workspace to expand).
+func (f *Factory) addDirs() ([]string, error) {
+	out := make([]string, 0, len(f.Flags.AddDirs))
+	for _, d := range f.Flags.AddDirs {
+		if strings.TrimSpace(d) == "" {
+			return nil, usageError("--add-dir needs a directory")
+		}
+		if !strings.HasPrefix(d, "~") {
+			abs, err := filepath.Abs(d)
+			if err != nil {
+				return nil, usageError("--add-dir %s: %v", d, err)
+			}
+			d = abs
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // runDeps loads what print and RPC mode share. A log that cannot be opened
@@ -334,8 +363,17 @@ func (f *Factory) runDeps(ctx context.Context) (*runDeps, error) {
 	if err != nil {
 		return nil, usageError("%v", err)
 	}
+	addDirs, err := f.addDirs()
+	if err != nil {
+		return nil, err
+	}
+	// A missing extra root is the person's mistake: say so before any
+	// session starts.
+	if _, err := ws.New([]string{workspace}, ws.WithExtraRoots(append(slices.Clone(cfg.Workspace.ExtraRoots), addDirs...)...)); err != nil {
+		return nil, usageError("%v", err)
+	}
 	logger, logFile, logErr := app.OpenLog(cfg.Paths().StateDir, slog.LevelInfo)
-	d := &runDeps{cfg: cfg, workspace: workspace, log: logger, closeLog: func() { _ = logFile.Close() }}
+	d := &runDeps{cfg: cfg, workspace: workspace, addDirs: addDirs, log: logger, closeLog: func() { _ = logFile.Close() }}
 	if logErr != nil {
 		fmt.Fprintf(f.IO.ErrOut, "olly: warning: %v (continuing without a log)\n", logErr)
 	}

@@ -148,7 +148,7 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 		// for critical actions.
 		policy.AutoApproveCommands, policy.AutoApproveSensitiveEdits = true, true
 	}
-	a, err := app.New(ctx, app.Options{Config: cfg, Store: st, Provider: d.provider, Log: logger, Approvals: policy})
+	a, err := app.New(ctx, app.Options{Config: cfg, Store: st, Provider: d.provider, Log: logger, Approvals: policy, ExtraRoots: d.addDirs})
 	if err != nil {
 		return err
 	}

@@ -100,7 +100,7 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 	cfg, dir, logger, st, provider := d.cfg, d.workspace, d.log, d.store, d.provider
 	// The client answers approvals; --yes approves up to high by itself.
 	policy := approval.Policy{AutoApproveCommands: popts.Yes, AutoApproveSensitiveEdits: popts.Yes}
-	a, err := app.New(ctx, app.Options{Config: cfg, Store: st, Provider: provider, Log: logger, Approvals: policy})
+	a, err := app.New(ctx, app.Options{Config: cfg, Store: st, Provider: provider, Log: logger, Approvals: policy, ExtraRoots: d.addDirs})
 	if err != nil {
 		return err
 	}

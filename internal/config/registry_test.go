@@ -57,6 +57,7 @@ func TestDefaults(t *testing.T) {
 		{"completion.keepAlive", "OLLY_COMPLETION_KEEP_ALIVE", "30m", ""},
 		{"embedding.model", "OLLY_EMBEDDING_MODEL", "nomic-embed-text", ""},
 		{"lsp.servers", "OLLY_LSP_SERVERS", "[]", ""},
+		{"workspace.extraRoots", "OLLY_WORKSPACE_EXTRA_ROOTS", "[]", ""},
 		{"storagePath", "OLLY_STORAGE_PATH", "", ""},
 	}
 	got := Keys()

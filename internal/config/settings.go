@@ -24,6 +24,7 @@ type Settings struct {
 	Completion         CompletionSettings `key:"completion"`
 	Embedding          EmbeddingSettings  `key:"embedding"`
 	LSP                LSPSettings        `key:"lsp"`
+	Workspace          WorkspaceSettings  `key:"workspace"`
 	StoragePath        string             `key:"storagePath" userOnly:"true" check:"absPath" doc:"Absolute directory for olly's database and artifacts, instead of the data directory. Empty: $XDG_DATA_HOME/olly (~/.local/share/olly)."`
 }
 
@@ -75,6 +76,12 @@ type CompletionSettings struct {
 // EmbeddingSettings choose the model for semantic session search.
 type EmbeddingSettings struct {
 	Model string `key:"model" default:"nomic-embed-text" doc:"Embedding model (Ollama /api/embed) for semantic session search. Empty: search is full-text only."`
+}
+
+// WorkspaceSettings widen what the agent may touch beyond the directory a
+// session was opened in.
+type WorkspaceSettings struct {
+	ExtraRoots []string `key:"extraRoots" userOnly:"true" default:"[]" doc:"Directories the agent may read and write besides the workspace, without asking, in every session (absolute or ~/…; each must exist). --add-dir adds more for one run. User-only: only a person widens the workspace."`
 }
 
 // LSPSettings configure the language servers olly starts for diagnostics

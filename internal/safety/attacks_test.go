@@ -104,7 +104,7 @@ func attackCases() []analyzeCase {
 		{"git config fsmonitor", `git config core.fsmonitor 'touch pwned'`, Critical, "git-config-exec", false},
 		{"git config hooksPath", `git -C sub config core.hooksPath hooks`, Critical, "git-config-exec", false},
 		{"git config filter", `git config filter.x.smudge ./run.sh`, Critical, "git-config-exec", false},
-		{"git -c include", `git -c include.path=../evil.cfg status`, High, "git-config-exec", false},
+		{"git -c include", `git -c include.path=../evil.cfg status`, High, "git-config-redirect", false},
 		{"git -c fsmonitor code", `git -c core.fsmonitor='rm -rf ~' status`, Critical, "delete-root", true},
 		{"write planted HEAD", `echo 'ref: refs/heads/main' > sub/HEAD`, Critical, "write-git-config", false},
 		{"write hook", `cp payload .git/hooks/pre-commit`, Critical, "write-git-config", false},

@@ -148,7 +148,7 @@ func (a *analyzer) gitConfig(c *call, f field) {
 		code := subField(f, strings.TrimPrefix(val, "!"))
 		a.subshell(c, code, nil)
 	case gitRunsOther:
-		a.add(High, "git-config-exec", sentence("git -c %s makes git read configuration or hooks from elsewhere, or run programs, which cannot be checked", key), c.text, f.src)
+		a.add(High, "git-config-redirect", sentence("git -c %s makes git read configuration or hooks from elsewhere, or run programs, which cannot be checked", key), c.text, f.src)
 	}
 }
 

@@ -40,8 +40,11 @@ type Workspace struct {
 	fold           *bool
 	globalExcludes string
 
+	extra []string // WithExtraRoots, as given; allowed by New
+
 	mu      sync.RWMutex
 	allowed []Root // Name is empty: allowed directories are not addressable by name
+	nExtra  int    // the first nExtra entries of allowed are the extra roots
 }
 
 // Option configures New.
@@ -65,6 +68,15 @@ func WithCaseInsensitive(on bool) Option {
 // to every Ignorer the workspace builds. See GlobalExcludesFile.
 func WithGlobalExcludesFile(path string) Option {
 	return func(w *Workspace) { w.globalExcludes = path }
+}
+
+// WithExtraRoots widens the workspace by directories the person named in
+// advance (--add-dir, the user-level setting workspace.extraRoots): they are
+// allowed from the start, as if the person had approved each (see Allow),
+// and ExtraRoots lists them. Each may be absolute, start with "~" or be
+// relative to the primary root, and must exist: New fails otherwise.
+func WithExtraRoots(dirs ...string) Option {
+	return func(w *Workspace) { w.extra = append(w.extra, dirs...) }
 }
 
 // New builds a workspace from root directories; the first is the primary
@@ -92,7 +104,37 @@ func New(roots []string, opts ...Option) (*Workspace, error) {
 		used[name] = true
 		w.roots = append(w.roots, Root{Name: name, Path: dir, CaseInsensitive: w.caseInsensitive(dir)})
 	}
+	for _, d := range w.extra {
+		if strings.TrimSpace(d) == "" {
+			continue
+		}
+		if err := w.Allow(d); err != nil {
+			return nil, fmt.Errorf("workspace: extra root (--add-dir or workspace.extraRoots) %q: %w; create it or remove it from the list", d, err)
+		}
+	}
+	w.nExtra = len(w.allowed)
 	return w, nil
+}
+
+// ExtraRoots returns the directories given with WithExtraRoots, resolved,
+// in order (one inside another is listed once).
+func (w *Workspace) ExtraRoots() []string {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	out := make([]string, w.nExtra)
+	for i := range w.nExtra {
+		out[i] = w.allowed[i].Path
+	}
+	return out
+}
+
+// Dirs returns every directory the workspace covers, which commands run
+// for the agent may write in (the sandbox follows it): the roots, primary
+// first, then the extra roots, then the directories a person allowed this
+// session. It is read at each call, since a person may allow more.
+func (w *Workspace) Dirs() []string {
+	out := w.rootPaths()
+	return append(out, w.Allowed()...)
 }
 
 // Roots returns the workspace roots, primary first.
