@@ -78,6 +78,9 @@ func TestLSPCommand(t *testing.T) {
 	if err != nil || len(list.Items) != 1 || list.Items[0].InsertText != "return a + b" {
 		t.Fatalf("completion: %v %+v", err, list)
 	}
+	if err := srv.WaitRequests(ctx, "/api/generate", 2); err != nil {
+		t.Errorf("the model was not loaded when the editor connected: %v", err)
+	}
 	_ = conn.Call(ctx, "shutdown", nil, nil)
 	_ = conn.Notify(ctx, "exit", nil)
 	select {
@@ -92,13 +95,17 @@ func TestLSPCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.home, ".local", "share", "olly", "olly.db")); !os.IsNotExist(err) {
 		t.Errorf("olly lsp touched the database: %v", err)
 	}
-	var generated int
+	var generated, loads int
 	for _, r := range srv.Requests() {
-		if r.Path == "/api/generate" && r.Prompt != "" {
+		switch {
+		case r.Path != "/api/generate":
+		case r.Prompt != "":
 			generated++
+		case r.KeepAlive == "30m":
+			loads++ // the model loaded when the editor connected, kept warm
 		}
 	}
-	if generated != 1 {
-		t.Errorf("%d completion calls, want 1", generated)
+	if generated != 1 || loads != 1 {
+		t.Errorf("%d completion calls and %d loads, want 1 each", generated, loads)
 	}
 }

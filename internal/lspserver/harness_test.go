@@ -43,6 +43,7 @@ type client struct {
 	messages []string
 	refuse   bool
 	statusCh chan StatusParams
+	init     initializeResult
 }
 
 type clientOpts struct {
@@ -76,10 +77,9 @@ func startClient(t testing.TB, srv *llmtest.Server, set Settings, o clientOpts) 
 	if caps == "" {
 		caps = `{}`
 	}
-	var res initializeResult
-	c.call("initialize", json.RawMessage(`{"processId":null,"rootUri":null,"capabilities":`+caps+`}`), &res)
-	if !res.Capabilities.InlineCompletionProvider || res.Capabilities.TextDocumentSync.Change != 1 {
-		t.Fatalf("capabilities %+v", res.Capabilities)
+	c.call("initialize", json.RawMessage(`{"processId":null,"rootUri":null,"capabilities":`+caps+`}`), &c.init)
+	if !c.init.Capabilities.InlineCompletionProvider || c.init.Capabilities.TextDocumentSync.Change != 1 {
+		t.Fatalf("capabilities %+v", c.init.Capabilities)
 	}
 	c.notify("initialized", struct{}{})
 	return c

@@ -28,6 +28,11 @@ const commandEdit = "olly.edit"
 
 type initializeParams struct {
 	Capabilities struct {
+		TextDocument struct {
+			// InlineCompletion is set by clients that show inline
+			// completions (LSP 3.18).
+			InlineCompletion json.RawMessage `json:"inlineCompletion"`
+		} `json:"textDocument"`
 		Workspace struct {
 			ApplyEdit     bool `json:"applyEdit"`
 			WorkspaceEdit struct {
@@ -51,7 +56,7 @@ type serverInfo struct {
 type serverCapabilities struct {
 	TextDocumentSync         textDocumentSyncOptions `json:"textDocumentSync"`
 	InlineCompletionProvider bool                    `json:"inlineCompletionProvider"`
-	CompletionProvider       completionOptions       `json:"completionProvider"`
+	CompletionProvider       *completionOptions      `json:"completionProvider,omitempty"`
 	CodeActionProvider       codeActionOptions       `json:"codeActionProvider"`
 	ExecuteCommandProvider   executeCommandOptions   `json:"executeCommandProvider"`
 }

@@ -255,11 +255,18 @@ func (s *Server) initialize(req *jsonrpc2.Request) (any, *jsonrpc2.Error) {
 	we := p.Capabilities.Workspace.WorkspaceEdit
 	s.annotations = we.DocumentChanges && len(we.ChangeAnnotationSupport) > 0 && string(we.ChangeAnnotationSupport) != "null"
 	s.mu.Unlock()
+	// A client that shows inline completions gets no completion items as
+	// well: both would ask the model on every keystroke, and each request
+	// would cancel the other.
+	var items *completionOptions
+	if ic := p.Capabilities.TextDocument.InlineCompletion; len(ic) == 0 || string(ic) == "null" {
+		items = &completionOptions{}
+	}
 	return initializeResult{
 		Capabilities: serverCapabilities{
 			TextDocumentSync:         textDocumentSyncOptions{OpenClose: true, Change: 1},
 			InlineCompletionProvider: true,
-			CompletionProvider:       completionOptions{},
+			CompletionProvider:       items,
 			CodeActionProvider:       codeActionOptions{CodeActionKinds: []string{"refactor.rewrite"}},
 			ExecuteCommandProvider:   executeCommandOptions{Commands: []string{commandEdit}},
 		},

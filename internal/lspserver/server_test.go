@@ -309,3 +309,22 @@ func TestOtherOpenFilesLendContext(t *testing.T) {
 		t.Errorf("prompt (-want +got):\n%s", cmp.Diff(want, r.Prompt))
 	}
 }
+
+func TestCompletionItemsOnlyForClientsWithoutInline(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.AddModel("qwen2.5-coder:1.5b", llmtest.Caps("completion", "insert"))
+	set := testSettings()
+	set.Model = "qwen2.5-coder:1.5b"
+	for _, tc := range []struct {
+		caps  string
+		items bool
+	}{
+		{`{}`, true},
+		{`{"textDocument":{"inlineCompletion":{"dynamicRegistration":false}}}`, false},
+	} {
+		c := startClient(t, srv, set, clientOpts{caps: tc.caps})
+		if got := c.init.Capabilities.CompletionProvider != nil; got != tc.items {
+			t.Errorf("client %s: completionProvider %v, want %v", tc.caps, got, tc.items)
+		}
+	}
+}

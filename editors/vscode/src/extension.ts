@@ -4,9 +4,11 @@
 // VS Code to it.
 import * as vscode from "vscode";
 import {
+  ClientCapabilities,
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
+  StaticFeature,
   TransportKind,
 } from "vscode-languageclient/node";
 import { findOlly, isExecutable } from "./binary";
@@ -80,6 +82,7 @@ async function start(ctx: vscode.ExtensionContext): Promise<void> {
     },
   };
   client = new LanguageClient("olly", "olly", serverOptions, clientOptions);
+  client.registerFeature(inlineCapability);
   client.onNotification("olly/status", (p: { model?: string; message?: string }) => {
     status.text = statusText(p.model ?? "", p.message ?? "");
     status.tooltip = p.message || (p.model ? `Inline completions from ${p.model}` : "olly");
@@ -89,6 +92,21 @@ async function start(ctx: vscode.ExtensionContext): Promise<void> {
     vscode.languages.registerInlineCompletionItemProvider({ pattern: "**" }, inlineProvider()),
   );
 }
+
+// inlineCapability tells olly that this client shows inline completions
+// (the provider below), so olly offers no completion items as well: both
+// would ask the model on every keystroke.
+const inlineCapability: StaticFeature = {
+  fillClientCapabilities(caps: ClientCapabilities) {
+    caps.textDocument = caps.textDocument ?? {};
+    (caps.textDocument as Record<string, unknown>).inlineCompletion = { dynamicRegistration: false };
+  },
+  initialize() {},
+  getState() {
+    return { kind: "static" };
+  },
+  clear() {},
+};
 
 // inlineProvider asks olly for textDocument/inlineCompletion (LSP 3.18).
 // VS Code's cancellation token becomes $/cancelRequest, which cancels the
