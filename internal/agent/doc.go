@@ -33,6 +33,8 @@
 //   - subagent.go, subagent_emit.go: run_subagent's isolated sub-agents.
 //   - projectctx.go, scratch.go: project context for read-only modes and
 //     sub-agents; the orchestrator's scratch directory.
+//   - command.go: a command the person typed (RPC bash) as a turn of its
+//     own through run_terminal_command (session.CommandRunner).
 //
 // docs/agent.md describes the loop, its history protocol and its limits.
 package agent

@@ -124,10 +124,7 @@ func (a *App) toolEnv(ctx context.Context, t *session.Turn) (tools.Env, error) {
 	if err != nil {
 		return tools.Env{}, fmt.Errorf("read session %s: %w", t.SessionID, err)
 	}
-	policy := a.policy
-	policy.AutoApproveCommands = policy.AutoApproveCommands || sess.AutoApproveCommands
-	policy.AutoApproveSensitiveEdits = policy.AutoApproveSensitiveEdits || sess.AutoApproveSensitiveEdits
-	a.Approvals.SetPolicy(t.SessionID, policy)
+	a.Approvals.SetPolicy(t.SessionID, a.sessionPolicy(sess))
 	var sessionRules []config.FileRule
 	if len(sess.SensitivePatterns) > 0 {
 		if sessionRules, err = config.ParseFileRules(sess.SensitivePatterns); err != nil {
@@ -153,6 +150,16 @@ func (a *App) toolEnv(ctx context.Context, t *session.Turn) (tools.Env, error) {
 		Diagnostics:      diagnostics{sp.lsp},
 		LanguageServers:  sp.lsp,
 	}, nil
+}
+
+// sessionPolicy is the approval policy of a session: the frontend's
+// (print mode's terminal, --yes) with the session's own auto-approve
+// toggles on top. The one place the two are merged.
+func (a *App) sessionPolicy(sess *store.Session) approval.Policy {
+	policy := a.policy
+	policy.AutoApproveCommands = policy.AutoApproveCommands || sess.AutoApproveCommands
+	policy.AutoApproveSensitiveEdits = policy.AutoApproveSensitiveEdits || sess.AutoApproveSensitiveEdits
+	return policy
 }
 
 // Close stops what the services started: every workspace's shells (with

@@ -44,9 +44,6 @@ func (a *App) SetAutoApprove(ctx context.Context, sessionID string, commands, se
 	if err != nil {
 		return nil, err
 	}
-	policy := a.policy
-	policy.AutoApproveCommands = policy.AutoApproveCommands || sess.AutoApproveCommands
-	policy.AutoApproveSensitiveEdits = policy.AutoApproveSensitiveEdits || sess.AutoApproveSensitiveEdits
-	a.Approvals.SetPolicy(sessionID, policy)
+	a.Approvals.SetPolicy(sessionID, a.sessionPolicy(sess))
 	return sess, nil
 }

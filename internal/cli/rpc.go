@@ -145,11 +145,11 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 		Log:    logger,
 		Models: catalog, Checkpoints: a.Checkpoints, SetAutoApprove: a.SetAutoApprove, Embedder: emb, AutoCompaction: a.Agent,
 		RunCommand: func(ctx context.Context, id, command string) (*rpcproto.BashResult, error) {
-			run, err := a.RunCommand(ctx, id, command)
+			res, err := a.Sessions.RunCommand(ctx, id, command)
 			if err != nil {
 				return nil, err
 			}
-			return bashResult(run), nil
+			return bashResult(command, res), nil
 		},
 		ExportHTML: func(w io.Writer, s *store.Session, evs []event.Event) error {
 			return export.HTML(w, export.Doc{Session: s, Timeline: timeline.Build(evs)})
@@ -192,12 +192,16 @@ func rpcSession(ctx context.Context, a *app.App, catalog *models.Catalog, popts 
 }
 
 // bashResult is a person's command as the protocol reports it.
-func bashResult(run *app.CommandRun) *rpcproto.BashResult {
-	out := &rpcproto.BashResult{Command: run.Command, ExitCode: -1, Denied: run.Denied, Turn: run.Turn,
-		Cancelled: run.Status == event.FinishCanceled}
-	r := run.Result
-	if r == nil {
-		out.Message = strings.TrimSpace(run.Content)
+func bashResult(command string, res *session.TurnResult) *rpcproto.BashResult {
+	out := &rpcproto.BashResult{Command: strings.TrimSpace(command), ExitCode: -1, Turn: res.Turn, Cancelled: res.Status == event.FinishCanceled}
+	r := res.Shell
+	if r == nil { // the turn failed before the command was tried
+		out.Message = res.Error
+		return out
+	}
+	out.Command, out.Denied = r.Command, r.Denied
+	if !r.Ran {
+		out.Message = strings.TrimSpace(r.Content)
 		return out
 	}
 	out.Output, out.ExitCode, out.TimedOut = r.Output, r.ExitCode, r.TimedOut

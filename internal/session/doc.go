@@ -59,6 +59,10 @@
 //     it in TurnResult.SessionID. An unknown /word is an error.
 //   - ImplementPlan starts an agent-mode turn whose task is a plan-mode
 //     turn's plan (the final_message marked plan).
+//   - RunCommand runs a command the person typed (RPC bash) in the
+//     session's shell as a turn of its own, by the runner
+//     (CommandRunner), queued and recorded like any turn; the outcome is
+//     TurnResult.Shell.
 //   - Abort cancels the running turn: streaming stops, a running command's
 //     process group is killed through its context, and the turn ends with
 //     turn_finished{canceled}. Prompt still returns normally.

@@ -52,6 +52,9 @@ type TurnResult struct {
 	// SessionID is set when the prompt switched sessions (/new): the new
 	// session's id, which the frontend continues with.
 	SessionID string
+	// Shell is the outcome of a command the person ran (RunCommand); nil
+	// for prompts.
+	Shell *CommandOutcome
 	// Memory is the runner's session memory after the turn (JSON); the
 	// service stores it on the session row (session_memory) and hands it
 	// back as Turn.Memory next turn. Nil leaves the stored memory as it is.
