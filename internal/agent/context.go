@@ -97,15 +97,20 @@ func lineNumber(s string) (int, bool) {
 
 // userMessage resolves the prompt's @path mentions and builds the user
 // message: the attached code first, each under a label telling the model it
-// already has it (seed pitfall #27), then the prompt as typed.
-func (r *run) userMessage(in session.PromptInput) (event.UserMessage, error) {
+// already has it (seed pitfall #27), then the prompt as typed. A mention
+// that cannot be attached (a missing file, a directory, a binary file, a
+// path outside the workspace) does not stop the prompt: it is returned as a
+// warning for the person, and the model is told what was not attached.
+func (r *run) userMessage(in session.PromptInput) (event.UserMessage, []string) {
 	msg := event.UserMessage{Text: in.Text, Mode: in.Mode}
-	var blocks []string
+	var blocks, warnings []string
 	seen := map[string]bool{}
 	for _, m := range parseMentions(in.Text) {
 		att, ok, err := r.attach(m)
 		if err != nil {
-			return msg, err
+			warnings = append(warnings, err.Error())
+			blocks = append(blocks, "(Not attached — "+err.Error()+".)")
+			continue
 		}
 		key := fmt.Sprintf("%s:%d-%d", att.Path, att.StartLine, att.EndLine)
 		if !ok || seen[key] {
@@ -118,7 +123,7 @@ func (r *run) userMessage(in session.PromptInput) (event.UserMessage, error) {
 	if len(blocks) > 0 {
 		msg.Content = strings.Join(blocks, "\n\n") + "\n\n" + in.Text
 	}
-	return msg, nil
+	return msg, warnings
 }
 
 // attachment is a resolved mention with its block for the model.

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
-	"github.com/olly-agent/olly/internal/session"
 )
 
 func TestParseMentions(t *testing.T) {
@@ -94,9 +92,12 @@ func TestAttachments(t *testing.T) {
 	})
 }
 
-func TestAttachmentRefused(t *testing.T) {
+// A mention that cannot be attached does not stop the prompt (issue 21:
+// forgiving input): the person sees a warning saying why, the model is told
+// what was not attached, and nothing outside the workspace is read.
+func TestAttachmentProblemsWarn(t *testing.T) {
 	outside := t.TempDir()
-	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("s"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("TOP-SECRET"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
@@ -105,7 +106,7 @@ func TestAttachmentRefused(t *testing.T) {
 		want   string
 	}{
 		{"outside the workspace", "read @" + filepath.Join(outside, "secret.txt"), "outside the workspace"},
-		{"missing file", "fix @nope/missing.go", "does not exist"},
+		{"missing file", "explain @nope/missing.go", "does not exist"},
 		{"directory", "look at @sub/", "is a directory"},
 		{"range past the end", "see @small.txt:L5-L6", "has only 1 line"},
 		{"binary", "see @bin.dat", "binary file"},
@@ -116,16 +117,26 @@ func TestAttachmentRefused(t *testing.T) {
 			h.write("sub/x.txt", "x\n")
 			h.write("small.txt", "one\n")
 			h.write("bin.dat", "a\x00b")
-			_, err := h.svc.Prompt(context.Background(), h.sess.ID, session.PromptInput{Text: tt.prompt})
-			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("prompt error = %v, want one saying %q", err, tt.want)
+			h.srv.Enqueue(llmtest.Reply(llmtest.Text("Noted. [TASK_COMPLETE]")))
+			res := h.prompt(tt.prompt)
+			if res.Status != event.FinishDone {
+				t.Fatalf("the prompt did not go on: %+v", res)
 			}
-			if evs := h.stored(); len(evs) != 0 {
-				t.Errorf("a refused prompt left %d events", len(evs))
+			warned := false
+			for _, w := range payloads[event.Warning](h.live) {
+				warned = warned || (w.Code == "attachment" && strings.Contains(w.Message, tt.want))
 			}
-			if sess, _ := h.svc.Open(context.Background(), h.sess.ID); sess.Status != "idle" {
-				t.Errorf("status %s after a refused prompt", sess.Status)
+			if !warned {
+				t.Errorf("no attachment warning saying %q in %+v", tt.want, payloads[event.Warning](h.live))
 			}
+			users := payloads[event.UserMessage](h.live)
+			if len(users) != 1 || len(users[0].Attachments) != 0 || !strings.Contains(users[0].Content, "Not attached") {
+				t.Errorf("user message = %+v", users)
+			}
+			if strings.Contains(users[0].Content, "TOP-SECRET") {
+				t.Error("a file outside the workspace reached the model")
+			}
+			checkParity(t, h)
 		})
 	}
 }

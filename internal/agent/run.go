@@ -128,6 +128,10 @@ type run struct {
 	// command output).
 	errMu sync.Mutex
 	err   error // first event that could not be recorded: the turn stops
+
+	// attachWarnings say which @mentions could not be attached; they are
+	// shown after the user message.
+	attachWarnings []string
 }
 
 // failure returns the first event that could not be recorded, if any.
@@ -160,11 +164,7 @@ func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
 		return nil, errors.New("no model is configured: set one with `olly config set agentMode.model <name>` or pass --model (`olly models` lists them)")
 	}
 	r := &run{a: a, t: t, cfg: a.cfg, model: model}
-	user, err := r.userMessage(t.Input)
-	if err != nil {
-		return nil, err
-	}
-	r.user = user
+	r.user, r.attachWarnings = r.userMessage(t.Input)
 	r.gates = gates{diag: a.diag}
 	env := tools.Env{}
 	if a.toolEnv != nil {
@@ -201,6 +201,9 @@ func (r *run) begin(ctx context.Context) bool {
 	}
 	if r.emit(ctx, r.user) != nil {
 		return false
+	}
+	for _, w := range r.attachWarnings {
+		_ = r.emit(ctx, event.Warning{Code: "attachment", Message: w})
 	}
 	d, err := r.a.modelDetails(ctx, r.model)
 	if err != nil {

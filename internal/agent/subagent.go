@@ -114,11 +114,7 @@ func (a *Agent) newSubRun(ctx context.Context, parent *run, group string, m mode
 	t.ExplorerModel = parent.t.ExplorerModel
 	r := &run{a: a, t: t, cfg: a.cfg, model: model}
 	r.depth, r.idBase, r.hint = parent.depth+1, group, req.ContextHint
-	user, err := r.userMessage(in)
-	if err != nil {
-		return nil, err
-	}
-	r.user = user
+	r.user, r.attachWarnings = r.userMessage(in)
 	r.gates = gates{diag: parent.gates.diag}
 	r.route(ctx, m)
 	env := parent.env

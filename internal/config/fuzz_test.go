@@ -48,7 +48,7 @@ func FuzzLoadFile(f *testing.F) {
 		defer hangGuard(data)()
 		r := keys()
 		c := newConfig(r, Paths{})
-		errs := c.applyFileData(r, data, "f.yaml", false)
+		errs, _ := c.applyFileData(r, data, "f.yaml", false)
 		for _, err := range errs {
 			if err.Source.Name != "f.yaml" || err.Msg == "" || err.Source.Line < 0 {
 				t.Fatalf("bad error %+v", err)
@@ -124,8 +124,8 @@ func FuzzSetInData(f *testing.F) {
 			t.Fatalf("key holds %v (%v), want %v:\n%s", got, p, v, out)
 		}
 		r := keys()
-		if len(newConfig(r, Paths{}).applyFileData(r, data, "", false)) == 0 {
-			if errs := newConfig(r, Paths{}).applyFileData(r, out, "", false); len(errs) > 0 {
+		if errs, _ := newConfig(r, Paths{}).applyFileData(r, data, "", false); len(errs) == 0 {
+			if errs, _ := newConfig(r, Paths{}).applyFileData(r, out, "", false); len(errs) > 0 {
 				t.Fatalf("a clean file became invalid: %v\nbefore:\n%s\nafter:\n%s", errs[0], data, out)
 			}
 		}

@@ -51,10 +51,13 @@ func Load(opts LoadOptions) (*Config, error) {
 	c := newConfig(r, paths)
 	var errs []*Error
 	if paths.GlobalFile != "" {
-		errs = append(errs, c.applyFile(r, paths.GlobalFile, false)...)
+		fileErrs, _ := c.applyFile(r, paths.GlobalFile, false)
+		errs = append(errs, fileErrs...)
 	}
 	if paths.ProjectFile != "" {
-		errs = append(errs, c.applyFile(r, paths.ProjectFile, true)...)
+		fileErrs, ignored := c.applyFile(r, paths.ProjectFile, true)
+		errs = append(errs, fileErrs...)
+		warnings = append(warnings, ignored...)
 	}
 	envErrs, envWarnings := c.applyEnv(r, env, opts.OtherEnv)
 	errs = append(errs, envErrs...)
@@ -83,10 +86,10 @@ func (c *Config) set(e *entry, v any, src Source) {
 	c.sources[e.pos] = src
 }
 
-func (c *Config) applyFile(r *registry, path string, project bool) []*Error {
+func (c *Config) applyFile(r *registry, path string, project bool) ([]*Error, []string) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
 		var pe *fs.PathError
@@ -94,15 +97,18 @@ func (c *Config) applyFile(r *registry, path string, project bool) []*Error {
 			err = pe.Err
 		}
 		return []*Error{{Kind: ErrIO, Source: Source{Kind: FromFile, Name: path},
-			Msg: fmt.Sprintf("cannot read the settings file: %v (check that it is a readable file)", err)}}
+			Msg: fmt.Sprintf("cannot read the settings file: %v (check that it is a readable file)", err)}}, nil
 	}
 	return c.applyFileData(r, data, path, project)
 }
 
 // applyFileData applies one file's settings. A key set twice in one file is
 // an error rather than last-wins: one of the two lines is a mistake. A
-// project file may not set user-only keys.
-func (c *Config) applyFileData(r *registry, data []byte, path string, project bool) []*Error {
+// project file may not set user-only keys: such a line is ignored, with a
+// warning, and the rest of the file applies — a repository someone clones
+// must not be able to lock them out of olly with one line.
+func (c *Config) applyFileData(r *registry, data []byte, path string, project bool) ([]*Error, []string) {
+	var ignored []string
 	assigned, errs := r.parseFile(data, path)
 	seen := make(map[string]int, len(assigned))
 	for _, a := range assigned {
@@ -115,7 +121,7 @@ func (c *Config) applyFileData(r *registry, data []byte, path string, project bo
 		seen[a.key] = a.line
 		e := r.byKey[a.key]
 		if project && e.userOnly {
-			errs = append(errs, userOnlyError(e, src))
+			ignored = append(ignored, fmt.Sprintf("%s: %s %s; this line is ignored", src, e.key, userOnlyError(e, src).Msg))
 			continue
 		}
 		v, p := decodeNode(e, a.node)
@@ -131,7 +137,7 @@ func (c *Config) applyFileData(r *registry, data []byte, path string, project bo
 	// Shape problems are found before value problems; a person reads a
 	// file top to bottom.
 	slices.SortStableFunc(errs, func(a, b *Error) int { return a.Source.Line - b.Source.Line })
-	return errs
+	return errs, ignored
 }
 
 // decodeNode reads and checks a value from a file.

@@ -369,13 +369,20 @@ func TestProjectFileMayNotSetUserOnlyKeys(t *testing.T) {
 			case "agent.sensitiveFilePatterns":
 				value = `{"**/*": auto}`
 			}
-			writeFile(t, filepath.Join(ws, ".olly", "config.yaml"), "# project\n"+key+": "+value+"\n")
-			_, err := Load(LoadOptions{Home: home, Workspace: ws})
-			if err == nil {
-				t.Fatalf("a project file set %s", key)
+			writeFile(t, filepath.Join(ws, ".olly", "config.yaml"), "# project\n"+key+": "+value+"\nagent.maxIterations: 7\n")
+			c, err := Load(LoadOptions{Home: home, Workspace: ws})
+			if err != nil {
+				t.Fatalf("one forbidden key made the whole load fail (a cloned repository could lock the user out): %v", err)
 			}
-			if !strings.Contains(err.Error(), "may not be set in a project file") || !strings.Contains(err.Error(), ":2") {
-				t.Fatalf("error does not explain the refusal with file and line: %v", err)
+			if src, _ := c.Source(key); src.Kind != FromDefault {
+				t.Fatalf("a project file set %s (source %v)", key, src)
+			}
+			if c.Agent.MaxIterations != 7 {
+				t.Errorf("the rest of the project file was not applied: maxIterations %d", c.Agent.MaxIterations)
+			}
+			w := strings.Join(c.Warnings(), "\n")
+			if !strings.Contains(w, "may not be set in a project file") || !strings.Contains(w, "config.yaml:2") || !strings.Contains(w, "ignored") {
+				t.Fatalf("warning does not explain the refusal with file and line: %q", w)
 			}
 			// The same key in the global file is fine.
 			writeFile(t, filepath.Join(ws, ".olly", "config.yaml"), "")
