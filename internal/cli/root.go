@@ -76,6 +76,7 @@ checkpointed, every risky step is approved, and every session is stored.
   olly -p "/plan add caching"                         plan read-only; then: olly -p --continue /implement
   olly changes                                       review what the agent changed: keep or undo it
   olly --mode rpc                                    JSON lines on stdin/stdout, for editors (docs/rpc.md)
+  olly serve --open                                  the chat in a browser (docs/web.md)
 
 Exit status in print mode: 0 the agent finished, 1 it failed or stopped short,
 2 a usage or settings error, 130 interrupted.`,
@@ -106,6 +107,7 @@ Exit status in print mode: 0 the agent finished, 1 it failed or stopped short,
 		newChangesCmd(f),
 		newSessionsCmd(f),
 		newLSPCmd(f),
+		newServeCmd(f),
 	)
 	return root
 }

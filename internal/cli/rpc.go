@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -137,10 +138,17 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 		}
 	}()
 
-	return rpc.Serve(runCtx, rpc.Options{
-		In: f.IO.In, Out: f.IO.Out,
-		Sessions: a.Sessions, Approvals: a.Approvals, Store: st, SessionID: sess.ID,
-		Events: opts.Events, Version: version(), Warnings: warnings,
+	o := protocolOptions(a, catalog, emb, logger)
+	o.In, o.Out, o.SessionID, o.Events, o.Warnings = f.IO.In, f.IO.Out, sess.ID, opts.Events, warnings
+	return rpc.Serve(runCtx, o)
+}
+
+// protocolOptions are the protocol server's services, for RPC mode and
+// for each of olly serve's connections.
+func protocolOptions(a *app.App, catalog *models.Catalog, emb *store.Embedder, logger *slog.Logger) rpc.Options {
+	cfg := a.Config
+	return rpc.Options{
+		Sessions: a.Sessions, Approvals: a.Approvals, Store: a.Store, Version: version(),
 		Provider: cfg.Provider, BaseURL: cfg.BaseURL, Thinking: cfg.Agent.EnableThinking, MaxTokens: cfg.AgentMode.MaxTokens,
 		Log:    logger,
 		Models: catalog, Checkpoints: a.Checkpoints, SetAutoApprove: a.SetAutoApprove, Embedder: emb, AutoCompaction: a.Agent,
@@ -155,7 +163,7 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 			return export.HTML(w, export.Doc{Session: s, Timeline: timeline.Build(evs)})
 		},
 		ExportDir: filepath.Join(cfg.Paths().DataDir, "exports"),
-	})
+	}
 }
 
 // rpcSession is the session RPC mode starts on: the one --continue or
@@ -170,25 +178,7 @@ func rpcSession(ctx context.Context, a *app.App, catalog *models.Catalog, popts 
 		}
 		return sess, nil, nil
 	}
-	var warnings []string
-	pickCtx, cancel := context.WithTimeout(ctx, modelPickTimeout)
-	defer cancel()
-	model := a.Config.AgentMode.Model
-	choice, err := catalog.PickAgent(pickCtx, model)
-	switch {
-	case err != nil:
-		warnings = append(warnings, err.Error())
-	case choice.Picked:
-		model = choice.Name
-		warnings = append(warnings, choice.Reason)
-	default:
-		model = choice.Name
-	}
-	sess, err := a.Sessions.Create(ctx, session.CreateOptions{Workspace: dir, Mode: "agent", Model: model})
-	if err != nil {
-		return nil, nil, err
-	}
-	return sess, warnings, nil
+	return newSession(ctx, a, catalog, dir)
 }
 
 // bashResult is a person's command as the protocol reports it.

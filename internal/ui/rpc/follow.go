@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"fmt"
 	"runtime/debug"
 
 	"github.com/olly-agent/olly/internal/event"
@@ -20,6 +21,11 @@ type follower struct {
 // events stored after afterSeq, then its live ones. The previous session's
 // stream stops.
 func (s *Server) followSession(id string, afterSeq int64) error {
+	if err := s.work.Err(); err != nil {
+		// The connection ended (work that outlives it ran /new): nobody
+		// would close the stream.
+		return fmt.Errorf("the connection ended: %w", err)
+	}
 	sub, err := s.opts.Sessions.Subscribe(s.work, id, afterSeq)
 	if err != nil {
 		return err

@@ -93,6 +93,22 @@ type Options struct {
 	// AutoCompaction reads and sets automatic context compaction
 	// (set_auto_compaction, get_state).
 	AutoCompaction AutoCompaction
+
+	// Work, when set, owns prompts and the commands that wait (they run
+	// in its goroutines, under its context) instead of this connection:
+	// a client that goes away leaves them running, and Serve does not
+	// settle the session's pending approvals when it ends. The web UI
+	// sets it (a tab that reloads, or one of several tabs that closes,
+	// must not stop the turn the others watch); RPC mode does not:
+	// closing stdin stops the work.
+	Work Runner
+}
+
+// Runner runs work that outlives one connection (*web.Server's turns).
+type Runner interface {
+	// Go runs fn in a goroutine the runner waits for, with the runner's
+	// context.
+	Go(fn func(ctx context.Context))
 }
 
 // AutoCompaction is the agent's automatic context compaction switch.
@@ -280,7 +296,10 @@ func (s *Server) shutdown() {
 	s.stop()
 	// Requests waiting in a turn are canceled through their context; a
 	// request of a turn that is not ours (none should be) is settled too.
-	s.opts.Approvals.CancelSession(id)
+	// Work that outlives the connection keeps its requests.
+	if s.opts.Work == nil {
+		s.opts.Approvals.CancelSession(id)
+	}
 	s.wg.Wait()
 	s.mu.Lock()
 	f := s.follow
@@ -333,8 +352,12 @@ func (s *Server) current() string {
 }
 
 // goWork runs fn in a goroutine Serve waits for, with the server's work
-// context.
+// context; or, with Options.Work, in one of the runner's.
 func (s *Server) goWork(fn func(ctx context.Context)) {
+	if s.opts.Work != nil {
+		s.opts.Work.Go(fn)
+		return
+	}
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

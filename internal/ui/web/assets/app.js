@@ -1,0 +1,279 @@
+// app.js: the page. It renders what the server sends and turns clicks
+// and keys into protocol commands; what a turn shows is decided by the
+// server (internal/timeline), never here.
+import { Client } from "./client.js";
+import { applyTimeline, trackToggles, forgetToggles } from "./timeline.js";
+import { Review } from "./review.js";
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+const state = { busy: false, session: "", modes: [], history: [], historyAt: -1 };
+// Test and benchmark hooks: what the page applied, and how late.
+window.ollyStats = { frames: 0, lastLatencyMs: 0, ready: 0 };
+
+const client = new Client(onFrame, (s) => {
+  $("conn-state").textContent = s === "connected" ? "" : s + "…";
+  document.body.dataset.conn = s;
+});
+const review = new Review($("review"), client, toast);
+
+function onFrame(f) {
+  switch (f.type) {
+    case "ready":
+      state.session = f.sessionId;
+      history.replaceState(null, "", "/?session=" + encodeURIComponent(f.sessionId));
+      $("model").textContent = f.model || "no model";
+      showWarnings(f.warnings || []);
+      window.ollyStats.ready++;
+      refreshState();
+      refreshSessions();
+      break;
+    case "web_timeline":
+      if (f.sessionId !== client.session && client.session) break;
+      if (f.reset && f.sessionId !== state.shown) forgetToggles();
+      state.shown = f.sessionId;
+      applyTimeline($("timeline"), f);
+      $("title").textContent = f.title || "New session";
+      document.title = (f.title || "New session") + " · olly";
+      window.ollyStats.frames++;
+      window.ollyStats.lastSeq = f.lastSeq;
+      if (f.at) window.ollyStats.lastLatencyMs = Date.now() - f.at;
+      if (f.reset) scrollToEnd();
+      else if (nearEnd()) scrollToEnd();
+      break;
+    case "turn_started":
+      setBusy(true);
+      break;
+    case "turn_finished":
+      setBusy(false);
+      refreshSessions();
+      if (!review.root.hidden) review.refresh();
+      break;
+    case "title_changed":
+    case "session_settings":
+      refreshSessions();
+      break;
+    case "keep_undo_result":
+    case "file_change_result":
+      if (!review.root.hidden) review.refresh();
+      break;
+  }
+}
+
+function nearEnd() {
+  const t = $("timeline");
+  return t.scrollHeight - t.scrollTop - t.clientHeight < 120;
+}
+function scrollToEnd() {
+  const t = $("timeline");
+  t.scrollTop = t.scrollHeight;
+}
+
+function setBusy(b) {
+  state.busy = b;
+  $("stop").disabled = !b;
+  document.body.classList.toggle("busy", b);
+}
+
+function showWarnings(ws) {
+  const box = $("warnings");
+  box.replaceChildren(...ws.map((w) => el("div", "notice warning", w)));
+}
+
+export function toast(msg) {
+  const t = $("toast");
+  t.textContent = msg;
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, 6000);
+}
+
+async function refreshState() {
+  try {
+    const st = await client.call("get_state");
+    setBusy(st.isStreaming);
+    if (st.model) $("model").textContent = st.model.id;
+    fillModes(st.mode);
+  } catch (e) { /* a new connection will ask again */ }
+}
+
+// The modes set_mode takes (docs/rpc.md).
+const modes = ["agent", "plan", "review", "security-review", "deep-explore", "explore", "chat"];
+
+function fillModes(current) {
+  const sel = $("mode");
+  sel.replaceChildren(...modes.map((m) => {
+    const o = el("option", "", m);
+    o.value = m;
+    return o;
+  }));
+  sel.value = current || "agent";
+}
+
+$("mode").addEventListener("change", async (e) => {
+  try { await client.call("set_mode", { mode: e.target.value }); } catch (err) { toast(err.message); }
+});
+
+// Sessions panel.
+async function refreshSessions() {
+  const q = $("session-search").value.trim();
+  const all = $("all-workspaces").checked;
+  try {
+    let list;
+    if (q) {
+      const r = await client.call("search_sessions", { query: q, ...(all ? {} : {}) });
+      list = (r.sessions || []).map((m) => m.session);
+    } else {
+      const r = await client.call("list_sessions", { all, limit: 100 });
+      list = r.sessions || [];
+    }
+    renderSessions(list);
+  } catch (e) { /* shown on the next refresh */ }
+}
+
+function renderSessions(list) {
+  const ul = $("session-list");
+  ul.replaceChildren(...list.map((s) => {
+    const li = el("li", s.id === state.session ? "current" : "");
+    li.dataset.session = s.id;
+    li.append(el("span", "stitle", s.title || "New session"));
+    const meta = el("span", "muted smeta");
+    meta.textContent = [s.status !== "idle" ? s.status : "", s.mode, new Date(s.updatedAt).toLocaleString()].filter(Boolean).join(" · ");
+    li.append(meta);
+    if (s.id === state.session) {
+      const rn = el("button", "link", "rename");
+      rn.dataset.rename = s.id;
+      li.append(rn);
+    }
+    return li;
+  }));
+}
+
+$("session-list").addEventListener("click", async (e) => {
+  const rn = e.target.closest("[data-rename]");
+  if (rn) {
+    const title = prompt("New name for the session", $("title").textContent);
+    if (title) {
+      try { await client.call("set_session_name", { name: title }); } catch (err) { toast(err.message); }
+    }
+    return;
+  }
+  const li = e.target.closest("li[data-session]");
+  if (li && li.dataset.session !== state.session) {
+    review.hide();
+    client.switchTo(li.dataset.session);
+  }
+});
+let searchTimer;
+$("session-search").addEventListener("input", () => {
+  clearTimeout(searchTimer);
+  searchTimer = setTimeout(refreshSessions, 250);
+});
+$("all-workspaces").addEventListener("change", refreshSessions);
+$("new-session").addEventListener("click", async () => {
+  try {
+    const r = await client.call("new_session");
+    review.hide();
+    client.switchTo(r.sessionId);
+  } catch (err) { toast(err.message); }
+});
+
+// Timeline buttons: each carries its command in data attributes.
+$("timeline").addEventListener("click", async (e) => {
+  if (e.target.closest("[data-review]")) { review.show(); return; }
+  const rp = e.target.closest("[data-review-path]");
+  if (rp) { review.show(rp.dataset.reviewPath); return; }
+  const b = e.target.closest("button[data-cmd]");
+  if (!b) return;
+  const d = b.dataset;
+  const fields = {};
+  switch (d.cmd) {
+    case "approve": {
+      fields.approvalId = d.approvalId;
+      const t = document.querySelector(`textarea[data-edit="${CSS.escape(d.approvalId)}"]`);
+      if (t && t.value !== t.defaultValue) fields.command = t.value;
+      break;
+    }
+    case "deny": {
+      fields.approvalId = d.approvalId;
+      const r = document.querySelector(`input[data-reason="${CSS.escape(d.approvalId)}"]`);
+      if (r && r.value) fields.reason = r.value;
+      break;
+    }
+    case "keep":
+    case "undo":
+      if (d.all) fields.all = true; else fields.path = d.path;
+      break;
+    case "prompt":
+      fields.message = d.message;
+      if (state.busy) fields.streamingBehavior = "followUp";
+      break;
+    case "branch": {
+      try {
+        const r = await client.call("branch", { entryId: d.entry });
+        $("prompt").value = r.text || "";
+        $("prompt").focus();
+      } catch (err) { toast(err.message); }
+      return;
+    }
+  }
+  b.disabled = true;
+  try {
+    await client.call(d.cmd, fields);
+  } catch (err) {
+    toast(err.message);
+    b.disabled = false;
+  }
+});
+
+// Composer.
+$("composer").addEventListener("submit", (e) => {
+  e.preventDefault();
+  send();
+});
+$("prompt").addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    send();
+    return;
+  }
+  const t = e.target;
+  if (e.key === "ArrowUp" && t.selectionStart === 0 && state.history.length) {
+    e.preventDefault();
+    state.historyAt = Math.min(state.historyAt + 1, state.history.length - 1);
+    t.value = state.history[state.history.length - 1 - state.historyAt];
+  } else if (e.key === "ArrowDown" && state.historyAt >= 0 && t.selectionStart === t.value.length) {
+    e.preventDefault();
+    state.historyAt--;
+    t.value = state.historyAt < 0 ? "" : state.history[state.history.length - 1 - state.historyAt];
+  }
+});
+
+async function send() {
+  const t = $("prompt");
+  const message = t.value.trim();
+  if (!message) return;
+  const fields = { message };
+  if (state.busy) fields.streamingBehavior = $("busy-mode").value;
+  try {
+    await client.call("prompt", fields);
+    state.history.push(message);
+    state.historyAt = -1;
+    t.value = "";
+  } catch (err) {
+    toast(err.message);
+  }
+}
+
+$("stop").addEventListener("click", async () => {
+  try { await client.call("abort"); } catch (err) { toast(err.message); }
+});
+
+trackToggles($("timeline"));
+client.connect(new URLSearchParams(location.search).get("session") || "");

@@ -1,0 +1,127 @@
+package web
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/olly-agent/olly/internal/app"
+	"github.com/olly-agent/olly/internal/approval"
+	"github.com/olly-agent/olly/internal/config"
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/llmtest"
+	"github.com/olly-agent/olly/internal/llm/ollama"
+	"github.com/olly-agent/olly/internal/models"
+	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/ui/rpc"
+)
+
+const testModel = "coder"
+
+// stack is the whole olly behind a web server: the real app (session
+// service, agent, tools, approvals, checkpoints) against the scripted
+// model server, served on a loopback port.
+type stack struct {
+	ws   string
+	llm  *llmtest.Server
+	app  *app.App
+	sess *store.Session
+	srv  *Server
+	ln   net.Listener
+	url  string // the page's URL, with the token
+}
+
+func newStack(t testing.TB, files map[string]string) *stack {
+	t.Helper()
+	ctx := context.Background()
+	s := &stack{ws: t.TempDir(), llm: llmtest.New(t)}
+	for name, content := range files {
+		path := filepath.Join(s.ws, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.llm.AddModel(testModel, llmtest.Caps("completion", "thinking", "tools"), llmtest.ContextLength(32768))
+	s.llm.AnswerStructured(llmtest.Reply(llmtest.Text(`{"intent":"mixed","needsWrite":false,"reasoning":"scripted"}`)))
+	home := t.TempDir()
+	cfg, err := config.Load(config.LoadOptions{Workspace: s.ws, Home: home,
+		Environ: []string{"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
+			"XDG_STATE_HOME=" + filepath.Join(home, "state"), "XDG_CACHE_HOME=" + filepath.Join(home, "cache")},
+		Flags: []config.FlagValue{{Flag: "--model", Key: "agentMode.model", Value: testModel}, {Flag: "--base-url", Key: "baseUrl", Value: s.llm.URL()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "olly.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prov, err := ollama.New(s.llm.URL(), ollama.WithRetry(llm.RetryPolicy{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.app, err = app.New(ctx, app.Options{Config: cfg, Store: st, Provider: prov, Approvals: approval.Policy{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.sess, err = s.app.Sessions.Create(ctx, session.CreateOptions{Workspace: s.ws, Mode: "agent", Model: testModel}); err != nil {
+		t.Fatal(err)
+	}
+	s.srv, err = New(Options{Workspace: s.ws, RPC: rpc.Options{
+		Sessions: s.app.Sessions, Approvals: s.app.Approvals, Store: st, Version: "test",
+		Models: models.NewCatalog(prov), Checkpoints: s.app.Checkpoints, SetAutoApprove: s.app.SetAutoApprove,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ln, err = net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.url = URL(s.ln, s.srv.Token())
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- s.srv.Serve(sctx, s.ln) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+		if err := s.app.Close(); err != nil {
+			t.Error(err)
+		}
+		_ = st.Close()
+	})
+	return s
+}
+
+// base is the server's address without the token.
+func (s *stack) base() string { return "http://" + s.ln.Addr().String() }
+
+// get requests path with headers, without following redirects.
+func (s *stack) get(t testing.TB, path string, header http.Header) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, s.base()+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	if h := header.Get("Host"); h != "" {
+		req.Host = h
+	}
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = resp.Body.Close() })
+	return resp
+}
