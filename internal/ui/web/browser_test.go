@@ -113,7 +113,7 @@ func newTab(t testing.TB, browser context.Context) context.Context {
 // shows its timeline.
 func (s *stack) open(t testing.TB, ctx context.Context) {
 	t.Helper()
-	run(t, ctx, chromedp.Navigate(s.url), waitFor(`window.ollyStats && ollyStats.ready > 0 && ollyStats.frames > 0`))
+	run(t, ctx, chromedp.Navigate(s.url), waitFor(`window.ollyStats && ollyStats.ready > 0 && ollyStats.frames > 0 && !ollyStats.loading`))
 }
 
 func run(t testing.TB, ctx context.Context, actions ...chromedp.Action[chromedp.Void]) {

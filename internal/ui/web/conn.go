@@ -228,7 +228,7 @@ func (c *conn) follow(ctx context.Context, id string) error {
 	for _, ev := range stored {
 		v.apply(ev, time.Time{})
 	}
-	if err := c.flush(ctx, v, true); err != nil {
+	if err := v.reset(func(f *TimelineFrame) error { return c.sendFrame(ctx, f) }); err != nil {
 		return err
 	}
 	events := make(chan event.Event, flushBatch)
@@ -271,17 +271,21 @@ func (c *conn) follow(ctx context.Context, id string) error {
 				break burst
 			}
 		}
-		if err := c.flush(ctx, v, false); err != nil {
+		if err := c.flush(ctx, v); err != nil {
 			return err
 		}
 	}
 }
 
-func (c *conn) flush(ctx context.Context, v *view, reset bool) error {
-	f, err := v.flush(reset)
+func (c *conn) flush(ctx context.Context, v *view) error {
+	f, err := v.flush(false)
 	if err != nil || f == nil {
 		return err
 	}
+	return c.sendFrame(ctx, f)
+}
+
+func (c *conn) sendFrame(ctx context.Context, f *TimelineFrame) error {
 	b, err := json.Marshal(f)
 	if err != nil {
 		return err

@@ -82,7 +82,7 @@ func TestBrowserRun(t *testing.T) {
 	// Reload: the timeline is the one that was live.
 	run(t, browser, chromedp.Sleep(200*time.Millisecond)) // let the last frames land
 	live := value(t, browser, chromedp.InnerHTML("#timeline"))
-	run(t, browser, chromedp.Reload(), waitFor(`window.ollyStats && ollyStats.ready > 0 && ollyStats.frames > 0`))
+	run(t, browser, chromedp.Reload(), waitFor(`window.ollyStats && ollyStats.ready > 0 && ollyStats.frames > 0 && !ollyStats.loading`))
 	reloaded := value(t, browser, chromedp.InnerHTML("#timeline"))
 	if live != reloaded {
 		t.Fatalf("the reloaded timeline differs from the live one:\nlive:\n%s\nreloaded:\n%s", live, reloaded)

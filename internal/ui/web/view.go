@@ -23,6 +23,9 @@ type TimelineFrame struct {
 	// past it.
 	Count int        `json:"count"`
 	Items []ItemHTML `json:"items"`
+	// More says that frames with the rest of the items follow (a long
+	// session's first frame carries its last items only).
+	More bool `json:"more,omitempty"`
 	// LastSeq is the last stored event the timeline holds.
 	LastSeq int64 `json:"lastSeq"`
 	// At is when the oldest event this frame shows reached the server
@@ -75,6 +78,44 @@ func (v *view) apply(ev event.Event, now time.Time) {
 	if v.at.IsZero() {
 		v.at = now
 	}
+}
+
+// The first frame of a session carries its last firstItems items, so the
+// page paints what the person looks at first; the older items follow,
+// newest first, chunkItems a frame (the browser paints between them, and
+// the server renders them while the page puts the first ones in place).
+const (
+	firstItems = 20
+	chunkItems = 10
+)
+
+// reset sends the whole timeline: the first frame (Reset) with the last
+// items, then the older ones.
+func (v *view) reset(send func(*TimelineFrame) error) error {
+	tl := v.b.Timeline()
+	n := len(tl.Items)
+	v.sent = make([]string, n)
+	v.title, v.all, v.at = tl.Title, false, time.Time{}
+	clear(v.dirty)
+	end, size := n, firstItems
+	for first := true; first || end > 0; first, size = false, chunkItems {
+		start := max(0, end-size)
+		f := &TimelineFrame{Type: TypeTimeline, SessionID: v.session, Reset: first, Title: tl.Title, Count: n,
+			LastSeq: v.lastSeq, More: start > 0}
+		for i := start; i < end; i++ {
+			html, err := v.r.Item(tl.Items[i])
+			if err != nil {
+				return err
+			}
+			v.sent[i] = html
+			f.Items = append(f.Items, ItemHTML{Index: i, HTML: html})
+		}
+		if err := send(f); err != nil {
+			return err
+		}
+		end = start
+	}
+	return nil
 }
 
 // flush renders what changed since the last flush; nil when nothing did.

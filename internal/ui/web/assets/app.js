@@ -24,6 +24,7 @@ const client = new Client(onFrame, (s) => {
 const review = new Review($("review"), client, toast);
 
 function onFrame(f) {
+  if (!window.ollyStats.firstFrameMs) window.ollyStats.firstFrameMs = performance.now();
   switch (f.type) {
     case "ready":
       state.session = f.sessionId;
@@ -35,6 +36,7 @@ function onFrame(f) {
       refreshSessions();
       break;
     case "web_timeline":
+      window.ollyStats.recvMs = window.ollyStats.recvMs || performance.now();
       if (f.sessionId !== client.session && client.session) break;
       if (f.reset && f.sessionId !== state.shown) forgetToggles();
       state.shown = f.sessionId;
@@ -42,6 +44,13 @@ function onFrame(f) {
       $("title").textContent = f.title || "New session";
       document.title = (f.title || "New session") + " · olly";
       window.ollyStats.frames++;
+      window.ollyStats.loading = !!f.more;
+      window.ollyStats.appliedAt = Date.now();
+      if (f.reset && !window.ollyStats.paintMs) {
+        // The first paint: the frame after the timeline is in place.
+        // (requestAnimationFrame runs just before that frame is painted.)
+        requestAnimationFrame(() => { window.ollyStats.paintMs = performance.now(); });
+      }
       window.ollyStats.lastSeq = f.lastSeq;
       if (f.at) window.ollyStats.lastLatencyMs = Date.now() - f.at;
       if (f.reset) scrollToEnd();
