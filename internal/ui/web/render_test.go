@@ -1,0 +1,83 @@
+package web
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/timeline"
+)
+
+func TestRenderItem(t *testing.T) {
+	r, err := newItemRenderer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	command := func(sb *event.CommandSandbox, decision string) *timeline.Item {
+		return &timeline.Item{Kind: timeline.KindAssistant, Turn: 1, Status: "running", Blocks: []*timeline.Block{{
+			Kind: timeline.BlockGroup, Group: &timeline.Group{ID: "g1", Title: "Running commands", Actions: []*timeline.Action{{
+				ToolAction: event.ToolAction{GroupID: "g1", ActionID: "a1", Tool: "run_terminal_command", Status: event.ActionPending, Text: "Run `rm -rf build`"},
+				Approval: &timeline.Approval{Decision: decision, ApprovedCommand: "rm -r build", ApprovalRequested: event.ApprovalRequested{
+					ApprovalID: "ap1", Kind: event.ApprovalCommand, Command: "rm -rf build </textarea><script>x()</script>", Severity: "high",
+					Reason: "Recursively deletes build", Rule: "delete-recursive", Cwd: ".", Sandbox: sb}},
+			}}}}}}
+	}
+	tests := []struct {
+		name      string
+		item      *timeline.Item
+		want      []string
+		forbidden []string
+	}{
+		{"user prompt is text", &timeline.Item{Kind: timeline.KindUser, Turn: 1, Seq: 3, Text: "<b>hi</b> @x"},
+			[]string{"&lt;b&gt;hi&lt;/b&gt; @x", `data-entry="3"`}, []string{"<b>"}},
+		{"markdown with code, script dropped", &timeline.Item{Kind: timeline.KindAssistant, Turn: 1, Blocks: []*timeline.Block{
+			{Kind: timeline.BlockText, Text: "**bold** <script>alert(1)</script> [x](javascript:alert(1))\n\n```go\nfunc main() {}\n```\n"}}},
+			[]string{"<strong>bold</strong>", `class="chroma"`, `<span class="kd">func</span>`}, []string{"<script", "javascript:"}},
+		{"pending command: editable, escaped, sandboxed", command(&event.CommandSandbox{Policy: event.SandboxWorkspaceWrite, Active: true, Mechanism: "landlock"}, ""),
+			[]string{`<textarea class="cmd" data-edit="ap1"`, "&lt;/textarea&gt;&lt;script&gt;", "rule: delete-recursive", "runs in the landlock sandbox: workspace-write, no network", `data-cmd="approve"`},
+			[]string{"<script>"}},
+		{"escalation", command(&event.CommandSandbox{Policy: event.SandboxUnsandboxed, Escalation: "needs the network"}, ""),
+			[]string{"outside the sandbox", "needs the network"}, nil},
+		{"no sandbox", command(&event.CommandSandbox{Policy: event.SandboxWorkspaceWrite}, ""),
+			[]string{"no sandbox on this machine"}, nil},
+		{"answered: the edited command, no buttons", command(nil, event.DecisionApproved),
+			[]string{`<pre class="cmd">rm -r build</pre>`, "d-approved"}, []string{`data-cmd="approve"`, "<textarea"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			html, err := r.Item(tc.item)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(html, w) {
+					t.Errorf("missing %q in:\n%s", w, html)
+				}
+			}
+			for _, f := range tc.forbidden {
+				if strings.Contains(html, f) {
+					t.Errorf("has %q:\n%s", f, html)
+				}
+			}
+		})
+	}
+}
+
+// dangerous matches what must never come out of model text: script
+// elements, event handler attributes, script URLs, inline styles.
+var dangerous = regexp.MustCompile(`(?i)<\s*(script|iframe|object|embed|style|form|input|img)|\son[a-z]+\s*=|javascript:|\sstyle\s*=`)
+
+func FuzzMarkdown(f *testing.F) {
+	for _, s := range []string{"**x**", "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "[a](javascript:alert(1))",
+		"```html\n<script>x</script>\n```", "<div style=\"x\">y</div>", "<a href=\"x\" onclick=\"y\">z</a>", "`<b>`"} {
+		f.Add(s)
+	}
+	md := newMarkdown()
+	f.Fuzz(func(t *testing.T, s string) {
+		out := md.Render(s)
+		if m := dangerous.FindString(out); m != "" {
+			t.Fatalf("Render(%q) kept %q:\n%s", s, m, out)
+		}
+	})
+}
