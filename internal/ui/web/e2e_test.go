@@ -32,6 +32,15 @@ func TestBrowserRun(t *testing.T) {
 	)
 	s.open(t, browser)
 
+	// @file completion asks the server for the workspace's files.
+	run(t, browser, chromedp.SetValue("#prompt", "@note"))
+	value(t, browser, chromedp.Evaluate[bool](`document.querySelector("#prompt").dispatchEvent(new Event("input"))`))
+	run(t, browser, waitFor(`document.querySelector("#completions div[data-i]")?.textContent === "notes.txt"`),
+		chromedp.Click(`#completions div[data-i="0"]`))
+	if v := value(t, browser, chromedp.Value("#prompt")); v != "@notes.txt " {
+		t.Errorf("prompt after completing: %q", v)
+	}
+
 	run(t, browser,
 		chromedp.SetValue("#prompt", "edit notes and delete build"),
 		chromedp.Click("#send"),

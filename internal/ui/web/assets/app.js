@@ -4,6 +4,7 @@
 import { Client } from "./client.js";
 import { applyTimeline, trackToggles, forgetToggles } from "./timeline.js";
 import { Review } from "./review.js";
+import { Completer } from "./complete.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, cls, text) => {
@@ -29,7 +30,7 @@ function onFrame(f) {
     case "ready":
       state.session = f.sessionId;
       history.replaceState(null, "", "/?session=" + encodeURIComponent(f.sessionId));
-      $("model").textContent = f.model || "no model";
+      setModel(f.model);
       showWarnings(f.warnings || []);
       window.ollyStats.ready++;
       refreshState();
@@ -107,8 +108,11 @@ async function refreshState() {
   try {
     const st = await client.call("get_state");
     setBusy(st.isStreaming);
-    if (st.model) $("model").textContent = st.model.id;
+    if (st.model) setModel(st.model.id);
     fillModes(st.mode);
+    loadCompletions();
+    const ms = await client.call("get_available_models");
+    fillModels((ms.models || []).map((m) => m.id), st.model ? st.model.id : "");
   } catch (e) { /* a new connection will ask again */ }
 }
 
@@ -124,6 +128,30 @@ function fillModes(current) {
   }));
   sel.value = current || "agent";
 }
+
+function setModel(name) {
+  const sel = $("model");
+  if (![...sel.options].some((o) => o.value === name)) {
+    const o = el("option", "", name || "no model");
+    o.value = name || "";
+    sel.append(o);
+  }
+  sel.value = name || "";
+}
+
+function fillModels(names, current) {
+  const sel = $("model");
+  sel.replaceChildren(...names.map((n) => {
+    const o = el("option", "", n);
+    o.value = n;
+    return o;
+  }));
+  setModel(current);
+}
+
+$("model").addEventListener("change", async (e) => {
+  try { await client.call("set_model", { modelId: e.target.value }); } catch (err) { toast(err.message); }
+});
 
 $("mode").addEventListener("change", async (e) => {
   try { await client.call("set_mode", { mode: e.target.value }); } catch (err) { toast(err.message); }
@@ -151,6 +179,13 @@ function renderSessions(list) {
   ul.replaceChildren(...list.map((s) => {
     const li = el("li", s.id === state.session ? "current" : "");
     li.dataset.session = s.id;
+    if (s.id !== state.session) {
+      const tick = el("input", "tick");
+      tick.type = "checkbox";
+      tick.title = "Select for deleting";
+      tick.dataset.tick = s.id;
+      li.append(tick);
+    }
     li.append(el("span", "stitle", s.title || "New session"));
     const meta = el("span", "muted smeta");
     meta.textContent = [s.status !== "idle" ? s.status : "", s.mode, new Date(s.updatedAt).toLocaleString()].filter(Boolean).join(" · ");
@@ -164,7 +199,26 @@ function renderSessions(list) {
   }));
 }
 
+$("session-list").addEventListener("change", () => {
+  $("delete-sessions").disabled = !document.querySelector("#session-list input[data-tick]:checked");
+});
+$("delete-sessions").addEventListener("click", async () => {
+  const ids = [...document.querySelectorAll("#session-list input[data-tick]:checked")].map((t) => t.dataset.tick);
+  if (!ids.length || !confirm(`Delete ${ids.length} session(s) with their events and checkpoints? This cannot be undone.`)) return;
+  try { await client.call("web_delete_sessions", { ids }); } catch (err) { toast(err.message); }
+  $("delete-sessions").disabled = true;
+  refreshSessions();
+});
+$("fork-session").addEventListener("click", async () => {
+  try {
+    const r = await client.call("web_fork_session", { sessionId: state.session });
+    review.hide();
+    client.switchTo(r.sessionId);
+  } catch (err) { toast(err.message); }
+});
+
 $("session-list").addEventListener("click", async (e) => {
+  if (e.target.closest("input[data-tick]")) return;
   const rn = e.target.closest("[data-rename]");
   if (rn) {
     const title = prompt("New name for the session", $("title").textContent);
@@ -247,6 +301,7 @@ $("composer").addEventListener("submit", (e) => {
   send();
 });
 $("prompt").addEventListener("keydown", (e) => {
+  if (completer.key(e)) return;
   if (e.key === "Enter" && !e.shiftKey && !e.isComposing) {
     e.preventDefault();
     send();
@@ -283,6 +338,17 @@ async function send() {
 $("stop").addEventListener("click", async () => {
   try { await client.call("abort"); } catch (err) { toast(err.message); }
 });
+
+// Completion of /commands (get_commands) and @files (web_complete_files).
+const completer = new Completer($("prompt"), $("completions"), async (kind, q) => {
+  if (kind === "/") return state.commands.filter((c) => c.name.startsWith(q)).map((c) => ({ text: "/" + c.name + " ", label: "/" + c.name, hint: c.description }));
+  const r = await client.call("web_complete_files", { query: q });
+  return (r.files || []).map((f) => ({ text: "@" + f + " ", label: f }));
+});
+state.commands = [];
+async function loadCompletions() {
+  try { state.commands = (await client.call("get_commands")).commands || []; } catch { /* asked again on the next connection */ }
+}
 
 trackToggles($("timeline"));
 client.connect(new URLSearchParams(location.search).get("session") || "");
