@@ -8,8 +8,11 @@ import (
 // limits on any input, never rates input the shell cannot parse as none,
 // and returns a well-formed, repeatable verdict.
 func FuzzAnalyze(f *testing.F) {
-	for _, tc := range analyzeCases() {
+	for _, tc := range append(analyzeCases(), attackCases()...) {
 		f.Add(tc.command)
+	}
+	for _, cmd := range everydayCommands {
+		f.Add(cmd)
 	}
 	for _, s := range []string{
 		"", "\x00", "$(", "`", "${", "<<EOF", "a=(", "f(){ f|f& };f", "${x:-$(${y:=$(z)})}",
@@ -17,6 +20,9 @@ func FuzzAnalyze(f *testing.F) {
 		"for a in 1 2 3 4 5 6 7 8; do for b in 1 2 3 4 5 6 7 8; do for c in 1 2 3 4 5 6 7 8; do rm -rf $a$b$c; done; done; done",
 		"xargs -I{} sh -c '{}'", "find / -exec sh -c 'find / -exec rm {} +' \\;",
 		"python3 -c 'open(' ", "perl -e 'system(\"", "awk '{print > \"", "\\", "'", "\"",
+		"perl -e 'unlink (((('", "perl -e 'system $x{'", "ruby -e 'system `'", "bash <(bash <(echo x))",
+		"eval \"$(echo $(echo cm0= | base64 -d) | base64 -d)\"", "dd of=~", "x=~ y=a=~/b", "gzip -r ~",
+		"git -c include.path= -C", "git config --add", "GIT_DIR=", "find -delete", "kill 1 -1 1",
 	} {
 		f.Add(s)
 	}
