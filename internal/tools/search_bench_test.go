@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"go/build"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -172,4 +173,96 @@ func BenchmarkScan(b *testing.B) {
 		})
 	}
 	_ = regexp.QuoteMeta
+}
+
+// goSourcePatterns are the patterns compared with ripgrep over the Go
+// source tree: a literal, an alternation, a word-boundary pattern and a
+// class repeat without any literal.
+var goSourcePatterns = []struct {
+	name, query string
+	regex       bool
+}{
+	{"literal", "ErrUnexpectedEOF", false},
+	{"alternation", `ErrShortWrite|ErrShortBuffer|ErrNoProgress`, true},
+	{"word", `\bctx\b`, true},
+	{"class-repeat", `\d{9}`, true},
+}
+
+// goSource is the Go installation's source tree (GOROOT/src), or "".
+func goSource() string {
+	dir := filepath.Join(build.Default.GOROOT, "src")
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return ""
+	}
+	return dir
+}
+
+// BenchmarkSearchGoSource compares search_workspace with ripgrep over
+// GOROOT/src (about 11,000 files, 150 MB) for the patterns above, after
+// checking that both find the same number of lines (the test
+// TestSearchMatchesRipgrep compares the lines themselves).
+//
+//	go test -run '^$' -bench SearchGoSource -benchtime 5x ./internal/tools/
+func BenchmarkSearchGoSource(b *testing.B) {
+	dir := goSource()
+	if dir == "" {
+		b.Skip("no Go source tree at GOROOT/src")
+	}
+	rg, rgErr := exec.LookPath("rg")
+	ws, err := workspace.New([]string{dir})
+	if err != nil {
+		b.Fatal(err)
+	}
+	env := &Env{Workspace: ws}
+	ctx := context.Background()
+	for _, q := range goSourcePatterns {
+		args := ArgsOf(map[string]any{"query": q.query, "isRegex": q.regex})
+		rgArgs := rgArgsFor(q.query, q.regex, dir)
+		res, err := Search{}.Run(ctx, env, args)
+		if err != nil || res.IsError {
+			b.Fatalf("%s: %v %+v", q.name, err, res)
+		}
+		var ours int
+		fmt.Sscanf(res.Content, "Found %d matching lines", &ours)
+		if rgErr == nil {
+			out, err := exec.Command(rg, rgArgs...).Output()
+			if err != nil {
+				b.Fatalf("rg: %v", err)
+			}
+			if theirs := bytes.Count(out, []byte{'\n'}); theirs != ours {
+				b.Fatalf("%s: ripgrep found %d lines, search_workspace %d", q.name, theirs, ours)
+			}
+		}
+		b.Run("olly/"+q.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if res, err := (Search{}).Run(ctx, env, args); err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
+		b.Run("rg/"+q.name, func(b *testing.B) {
+			if rgErr != nil {
+				b.Skip("ripgrep is not installed (apt-get install ripgrep)")
+			}
+			for b.Loop() {
+				cmd := exec.Command(rg, rgArgs...)
+				cmd.Stdout = io.Discard
+				if err := cmd.Run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// rgArgsFor is the ripgrep command line that searches like
+// search_workspace: line numbers, smart case for plain text, the pattern
+// as a regular expression or fixed string.
+func rgArgsFor(query string, regex bool, dir string) []string {
+	args := []string{"-n", "--no-heading", "--no-config"}
+	if !regex {
+		args = append(args, "-F", "-S")
+	}
+	return append(args, "-e", query, dir)
 }

@@ -19,8 +19,13 @@ import (
 // contains one of lits (computed from its syntax tree), so a file without
 // any of them is skipped after a vectorised byte search, and only lines
 // holding one are given to the regexp engine.
+//
+// A pattern without a required literal may still require a run of
+// characters from a class (search_class.go): then the lines holding such
+// a run are the candidates.
 type query struct {
 	lits []*finder      // required literals (any of them); nil: none known
+	run  *classRun      // a required run, when there are no literals
 	re   *regexp.Regexp // verifies a candidate line; nil for a plain literal
 	reM  *regexp.Regexp // re in multi-line mode, to scan a file without literals
 }
@@ -59,10 +64,13 @@ func compileQuery(text string, isRegex bool, caseSensitive *bool) (*query, error
 	}
 	q := &query{re: re, reM: reM}
 	if parsed, err := syntax.Parse(text, syntax.Perl); err == nil {
-		if set := required(parsed.Simplify()); set.usable() {
+		simple := parsed.Simplify()
+		if set := required(simple); set.usable() {
 			for _, l := range set.alts {
 				q.lits = append(q.lits, newFinder([]byte(string(l.runes)), l.fold))
 			}
+		} else {
+			q.run = requiredRun(simple)
 		}
 	}
 	return q, nil

@@ -6,11 +6,34 @@ import "bytes"
 // line's bounds [start, end) (end at its '\n' or the buffer's end) and the
 // byte column where the match starts. fn returns false to stop.
 func (q *query) scan(buf []byte, fn func(start, end, col int) bool) {
-	if q.lits != nil {
+	switch {
+	case q.lits != nil:
 		q.scanLiterals(buf, fn)
-		return
+	case q.run != nil:
+		q.scanRun(buf, fn)
+	default:
+		q.scanRegexp(buf, fn)
 	}
-	q.scanRegexp(buf, fn)
+}
+
+// scanRun visits the lines holding a run of the pattern's required class
+// and lets the engine decide on each.
+func (q *query) scanRun(buf []byte, fn func(start, end, col int) bool) {
+	pos := 0
+	for pos < len(buf) {
+		hit := q.run.find(buf, pos)
+		if hit < 0 {
+			return
+		}
+		start := pos + bytes.LastIndexByte(buf[pos:hit], '\n') + 1
+		end := lineEnd(buf, hit)
+		if loc := q.re.FindIndex(buf[start:end]); loc != nil {
+			if !fn(start, end, loc[0]) {
+				return
+			}
+		}
+		pos = end + 1
+	}
 }
 
 // scanLiterals visits the lines holding one of the literals, earliest
