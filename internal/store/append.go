@@ -301,8 +301,7 @@ func (s *Store) gather(batch []*appendReq) []*appendReq {
 func (s *Store) commitBatch(batch []*appendReq) int {
 	err := classify(s.file, s.writeBatch(batch))
 	s.commits.Add(1) // read by benchmarks
-	s.walCommitted()
-	stored, searchable := false, 0
+	stored, searchable, size := false, 0, 0
 	s.qmu.Lock()
 	for _, r := range batch {
 		if r.rec == nil {
@@ -323,6 +322,7 @@ func (s *Store) commitBatch(batch []*appendReq) int {
 			continue
 		}
 		stored = true
+		size += len(r.rec.Payload) + len(r.rec.Text) + 64
 		s.appended.Add(1)
 		if r.rec.Text != "" {
 			searchable++
@@ -333,6 +333,7 @@ func (s *Store) commitBatch(batch []*appendReq) int {
 		r.done(r.err)
 	}
 	if stored {
+		s.walWrote(size)
 		s.notifyWatchers()
 	}
 	return searchable

@@ -269,6 +269,7 @@ func TestAppendAsyncRejects(t *testing.T) {
 func TestCheckpointInBackground(t *testing.T) {
 	ctx := context.Background()
 	s := openTest(t)
+	s.cpBytes = 256 << 10 // a smaller WAL than SQLite's 4 MB calls for one
 	var auto int
 	if err := s.w.QueryRowContext(ctx, "PRAGMA wal_autocheckpoint").Scan(&auto); err != nil || auto != 0 {
 		t.Fatalf("writer's wal_autocheckpoint = %d, %v; want 0", auto, err)

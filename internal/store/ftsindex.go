@@ -36,11 +36,7 @@ func (s *Store) indexPending(ctx context.Context) error {
 	if err := indexPendingTx(ctx, tx); err != nil {
 		return err
 	}
-	if err := tx.Commit(); err != nil {
-		return err
-	}
-	s.walCommitted()
-	return nil
+	return tx.Commit()
 }
 
 // indexPendingTx indexes the pending events inside tx.

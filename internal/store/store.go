@@ -73,6 +73,8 @@ type Store struct {
 	cpWake   chan struct{} // commits to checkpoint (buffered 1, coalesced)
 	// checkpoints counts background checkpoints run (for tests).
 	checkpoints atomic.Int64
+	walBytes    atomic.Int64 // estimated WAL growth since the last wake of the checkpointer
+	cpBytes     int64        // the growth that wakes it (defaultCheckpointBytes; tests lower it)
 	ftsCh       chan *ftsReq // search asks the committer to index pending text
 	quit        chan struct{}
 	wg          sync.WaitGroup
@@ -109,6 +111,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		wordWindow: defaultWordWindow,
 		wake:       make(chan struct{}, 1),
 		cpWake:     make(chan struct{}, 1),
+		cpBytes:    defaultCheckpointBytes,
 		qheads:     map[string]*queuedHead{},
 		ftsCh:      make(chan *ftsReq),
 		quit:       make(chan struct{}),

@@ -16,15 +16,30 @@ import (
 // iteration waiting for it takes three times its usual time. The writer
 // connection therefore has automatic checkpoints off, and a goroutine with
 // a connection of its own runs a PASSIVE checkpoint (it takes no lock that
-// appends wait for) at most every checkpointEvery while appends commit.
-// Once a checkpoint has copied everything, the next commit starts the WAL
-// over from its beginning, so the file stays small. Writes other than
-// appends (checkpoint snapshots, settings, vectors) are caught by a slower
-// look at the WAL file's modification time.
+// appends wait for) once appends have written about as much as SQLite's
+// threshold, and at most every checkpointEvery. Once a checkpoint has
+// copied everything, the next commit starts the WAL over from its
+// beginning, so the file stays small. Writes other than appends
+// (checkpoint snapshots, settings, vectors, other processes) are caught by
+// a slow look at the WAL file's modification time.
 const (
 	checkpointEvery = 250 * time.Millisecond
-	walLookEvery    = time.Second
+	walLookEvery    = 10 * time.Second
+	// defaultCheckpointBytes is the estimated WAL growth (walWrote) that
+	// calls for a checkpoint: SQLite's 1,000 pages.
+	defaultCheckpointBytes = 1000 * 4096
 )
+
+// walWrote adds an estimate of what a commit of events with these many
+// bytes wrote to the WAL (the pages of the table, its indexes and the
+// session row: at least two pages a commit) and wakes the checkpointer
+// when that reaches the threshold.
+func (s *Store) walWrote(bytes int) {
+	if s.walBytes.Add(int64(bytes)+2*4096) >= s.cpBytes {
+		s.walBytes.Store(0)
+		s.walCommitted()
+	}
+}
 
 // openCheckpointer opens the checkpoint connection.
 func (s *Store) openCheckpointer() error {
