@@ -117,12 +117,7 @@ type publication struct {
 func (s *Service) publisherFor(id string) *publisher {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.pubs[id]
-	if p == nil {
-		p = &publisher{}
-		s.pubs[id] = p
-	}
-	return p
+	return s.liveLocked(id).pub
 }
 
 // ephemeral publishes ev now, or after the events emitted before it.
@@ -210,12 +205,7 @@ func searchText(p event.Payload) string {
 func (s *Service) lockFor(id string) *sync.Mutex {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	lk := s.locks[id]
-	if lk == nil {
-		lk = &sync.Mutex{}
-		s.locks[id] = lk
-	}
-	return lk
+	return &s.liveLocked(id).emitMu
 }
 
 // decode turns a stored record back into the event that was published.

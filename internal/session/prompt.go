@@ -112,17 +112,18 @@ func (s *Service) withTurn(ctx context.Context, id string, in PromptInput, fn fu
 func (s *Service) begin(id string, cancel context.CancelFunc) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, busy := s.active[id]; busy {
+	l := s.liveLocked(id)
+	if l.cancel != nil {
 		return fmt.Errorf("session %s is already working on a prompt; wait for it to finish or abort it: %w", id, ErrBusy)
 	}
-	s.active[id] = cancel
+	l.cancel = cancel
 	return nil
 }
 
 func (s *Service) end(id string) {
 	s.mu.Lock()
-	delete(s.active, id)
-	delete(s.finished, id)
+	l := s.liveLocked(id)
+	l.cancel, l.finished = nil, false
 	s.mu.Unlock()
 }
 
@@ -145,10 +146,7 @@ func (s *Service) newTurn(sess *store.Session, ws *workspace.Workspace, in Promp
 		if _, ok := p.(event.TurnFinished); ok {
 			// Not busy any more by the time anyone sees the event (Busy).
 			s.mu.Lock()
-			if s.finished == nil {
-				s.finished = map[string]bool{}
-			}
-			s.finished[sess.ID] = true
+			s.liveLocked(sess.ID).finished = true
 			s.mu.Unlock()
 		}
 		ev, err := s.emitQueued(ctx, sess.ID, number, p)

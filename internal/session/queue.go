@@ -10,19 +10,22 @@ import (
 	"github.com/olly-agent/olly/internal/event"
 )
 
-// What Submit does with a prompt that arrives while the session is running
-// one (seed 002, "streamingBehavior").
+// WhenBusy is what Submit does with a prompt that arrives while the
+// session is running one (seed 002, "streamingBehavior").
+type WhenBusy string
+
+// The busy behaviours.
 const (
 	// WhenBusyRefuse refuses it with ErrBusy.
-	WhenBusyRefuse = ""
+	WhenBusyRefuse WhenBusy = ""
 	// WhenBusySteer gives it to the running turn: the agent reads it at
 	// its next iteration boundary (Turn.TakeSteering), after the current
 	// tool batch. A turn that ends first leaves it to run as the next
 	// turn.
-	WhenBusySteer = "steer"
+	WhenBusySteer WhenBusy = "steer"
 	// WhenBusyFollowUp runs it as a turn of its own once the running
 	// turn (and the follow-ups queued before it) ended.
-	WhenBusyFollowUp = "follow_up"
+	WhenBusyFollowUp WhenBusy = "follow_up"
 )
 
 // busyRetry bounds how long a follow-up waits for the session while
@@ -62,7 +65,7 @@ type Submission struct {
 	q  *queue // the queue this submission owns; nil when it was queued
 	// Queued is WhenBusySteer or WhenBusyFollowUp when the prompt was
 	// queued behind the running one; "" when it was admitted.
-	Queued string
+	Queued WhenBusy
 }
 
 // Prompt runs one prompt of the session and returns how its turn ended;
@@ -93,7 +96,7 @@ func (s *Service) Prompt(ctx context.Context, id string, in PromptInput) (*TurnR
 // (Queued says which) and WhenBusyRefuse fails with ErrBusy. A prompt that
 // could never run (empty, an unknown slash command, a command used to
 // steer) is refused here, before anything is queued.
-func (s *Service) Submit(ctx context.Context, id string, in PromptInput, whenBusy string) (*Submission, error) {
+func (s *Service) Submit(ctx context.Context, id string, in PromptInput, whenBusy WhenBusy) (*Submission, error) {
 	if strings.TrimSpace(in.Text) == "" {
 		return nil, errors.New("empty prompt: type what the agent should do")
 	}
@@ -105,10 +108,8 @@ func (s *Service) Submit(ctx context.Context, id string, in PromptInput, whenBus
 		return nil, fmt.Errorf("unknown busy behaviour %q: use %q, %q or none", whenBusy, WhenBusySteer, WhenBusyFollowUp)
 	}
 	s.mu.Lock()
-	if s.queues == nil {
-		s.queues = map[string]*queue{}
-	}
-	if q := s.queues[id]; q != nil {
+	l := s.liveLocked(id)
+	if q := l.queue; q != nil {
 		err := s.enqueue(q, id, in, whenBusy, isCmd)
 		s.mu.Unlock()
 		if err != nil {
@@ -123,20 +124,20 @@ func (s *Service) Submit(ctx context.Context, id string, in PromptInput, whenBus
 		}
 		return &Submission{s: s, id: id, in: in, Queued: whenBusy}, nil
 	}
-	if _, busy := s.active[id]; busy {
+	if l.cancel != nil {
 		// Held by something that takes no messages (an ImplementPlan
 		// turn, a branch in progress).
 		s.mu.Unlock()
 		return nil, fmt.Errorf("session %s is busy; wait for it to finish or abort it: %w", id, ErrBusy)
 	}
 	q := &queue{}
-	s.queues[id] = q
+	l.queue = q
 	s.mu.Unlock()
 	return &Submission{s: s, id: id, in: in, q: q}, nil
 }
 
 // enqueue adds in to q as whenBusy says. Called with s.mu held.
-func (s *Service) enqueue(q *queue, id string, in PromptInput, whenBusy string, isCmd bool) error {
+func (s *Service) enqueue(q *queue, id string, in PromptInput, whenBusy WhenBusy, isCmd bool) error {
 	switch whenBusy {
 	case WhenBusySteer:
 		if isCmd {
@@ -203,9 +204,7 @@ func (x *Submission) Release() {
 		return
 	}
 	x.s.mu.Lock()
-	if x.s.queues[x.id] == x.q {
-		delete(x.s.queues, x.id)
-	}
+	x.s.dropQueueLocked(x.id, x.q)
 	x.s.mu.Unlock()
 }
 
@@ -228,9 +227,7 @@ func (s *Service) nextQueued(id string, q *queue, drop bool) (PromptInput, bool)
 			return in, true
 		}
 	}
-	if s.queues[id] == q {
-		delete(s.queues, id)
-	}
+	s.dropQueueLocked(id, q)
 	return PromptInput{}, false
 }
 
@@ -268,7 +265,7 @@ func (s *Service) reportFollowUp(ctx context.Context, id string, first *TurnResu
 func (s *Service) Queued(id string) QueueCounts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q := s.queues[id]
+	q := s.queueLocked(id)
 	if q == nil {
 		return QueueCounts{}
 	}
@@ -280,7 +277,7 @@ func (s *Service) Queued(id string) QueueCounts {
 func (s *Service) ClearQueue(id string) []PromptInput {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q := s.queues[id]
+	q := s.queueLocked(id)
 	if q == nil {
 		return nil
 	}
@@ -293,7 +290,7 @@ func (s *Service) ClearQueue(id string) []PromptInput {
 func (s *Service) takeSteering(id string) []PromptInput {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	q := s.queues[id]
+	q := s.queueLocked(id)
 	if q == nil || len(q.steer) == 0 {
 		return nil
 	}

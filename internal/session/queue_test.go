@@ -272,7 +272,9 @@ func TestSubmitRefusals(t *testing.T) {
 	svc, _, sess := newService(t, g)
 	ctx := context.Background()
 	tests := []struct {
-		name, text, whenBusy, want string
+		name, text string
+		whenBusy   WhenBusy
+		want       string
 	}{
 		{"empty", "  ", WhenBusyRefuse, "empty prompt"},
 		{"unknown command", "/teleport now", WhenBusyFollowUp, "unknown command /teleport"},

@@ -86,19 +86,11 @@ type Service struct {
 	log          *slog.Logger
 	bg           *background
 
-	mu     sync.Mutex
-	locks  map[string]*sync.Mutex // per session: orders emits
-	pubs   map[string]*publisher  // per session: publishes in order, once stored (emit.go)
-	active map[string]context.CancelFunc
-	// finished holds the sessions whose running turn has emitted
-	// turn_finished but not yet returned (it still saves its memory and
-	// status): Busy is false for them, as the event stream says, while
-	// begin still refuses a second turn until the first returned.
-	finished map[string]bool
-	// queues are the prompts waiting for a session's running prompt
-	// (queue.go); made on first use.
-	queues map[string]*queue
-	spaces map[string]*workspace.Workspace
+	mu sync.Mutex
+	// sessions holds each session used in this process: its emit order,
+	// publisher, running turn and queue (live.go).
+	sessions map[string]*live
+	spaces   map[string]*workspace.Workspace
 }
 
 // New builds the service.
@@ -107,7 +99,7 @@ func New(d Deps) (*Service, error) {
 		return nil, errors.New("session service: no store")
 	}
 	s := &Service{store: d.Store, bus: d.Bus, runner: d.Runner, now: d.Now, openWS: d.OpenWorkspace,
-		locks: map[string]*sync.Mutex{}, pubs: map[string]*publisher{}, active: map[string]context.CancelFunc{}, spaces: map[string]*workspace.Workspace{}}
+		sessions: map[string]*live{}, spaces: map[string]*workspace.Workspace{}}
 	if s.bus == nil {
 		s.bus = event.NewBus()
 	}
@@ -174,20 +166,23 @@ func (s *Service) Open(ctx context.Context, id string) (*store.Session, error) {
 func (s *Service) Busy(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.active[id]
-	return ok && !s.finished[id]
+	l := s.sessions[id]
+	return l != nil && l.cancel != nil && !l.finished
 }
 
 // Abort cancels the session's running turn and reports whether one was
 // running. The turn ends with turn_finished{canceled}; its Prompt returns.
 func (s *Service) Abort(id string) bool {
 	s.mu.Lock()
-	cancel, ok := s.active[id]
+	var cancel context.CancelFunc
+	if l := s.sessions[id]; l != nil {
+		cancel = l.cancel
+	}
 	s.mu.Unlock()
-	if ok {
+	if cancel != nil {
 		cancel()
 	}
-	return ok
+	return cancel != nil
 }
 
 // History returns the events of the session's current branch, in order:

@@ -52,7 +52,7 @@ func runPrompt(ctx context.Context, s *Server, c *call, req rpcproto.PromptReque
 	return s.submit(ctx, c, session.PromptInput{Text: req.Message, Mode: req.Mode, Model: req.Model}, when)
 }
 
-func (s *Server) message(ctx context.Context, c *call, req rpcproto.MessageRequest, when string) (rpcproto.PromptResult, error) {
+func (s *Server) message(ctx context.Context, c *call, req rpcproto.MessageRequest, when session.WhenBusy) (rpcproto.PromptResult, error) {
 	if err := noImages(req.Images); err != nil {
 		return rpcproto.PromptResult{}, err
 	}
@@ -60,13 +60,13 @@ func (s *Server) message(ctx context.Context, c *call, req rpcproto.MessageReque
 }
 
 // busyBehaviour reads streamingBehavior.
-func busyBehaviour(v string) (string, error) {
+func busyBehaviour(v string) (session.WhenBusy, error) {
 	switch v {
 	case "":
 		return session.WhenBusyRefuse, nil
 	case wireSteer:
 		return session.WhenBusySteer, nil
-	case wireFollowUp, session.WhenBusyFollowUp:
+	case wireFollowUp, string(session.WhenBusyFollowUp):
 		return session.WhenBusyFollowUp, nil
 	}
 	return "", fmt.Errorf("field streamingBehavior: %q is not steer or followUp", v)
@@ -83,7 +83,7 @@ func noImages(raw json.RawMessage) error {
 // submit hands a message to the session service: it runs now (in the
 // server's work, after the response is written, so its events follow the
 // response) or waits for the running prompt.
-func (s *Server) submit(ctx context.Context, c *call, in session.PromptInput, when string) (rpcproto.PromptResult, error) {
+func (s *Server) submit(ctx context.Context, c *call, in session.PromptInput, when session.WhenBusy) (rpcproto.PromptResult, error) {
 	id := s.current()
 	sub, err := s.opts.Sessions.Submit(ctx, id, in, when)
 	if err != nil {
