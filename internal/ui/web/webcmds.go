@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/olly-agent/olly/internal/workspace"
 	"github.com/olly-agent/olly/rpcproto"
@@ -128,9 +129,14 @@ func (c *conn) completeFiles(ctx context.Context, query string) ([]string, error
 		return nil, err
 	}
 	q := strings.ToLower(query)
-	var out []string
-	seen := 0
+	var (
+		mu   sync.Mutex // the walk calls back from several goroutines
+		out  []string
+		seen int
+	)
 	err = ws.Walk(ctx, ".", workspace.WalkOptions{}, func(e workspace.Entry) error {
+		mu.Lock()
+		defer mu.Unlock()
 		if seen++; seen > completeWalk || len(out) >= completeMax*4 {
 			return fs.SkipAll
 		}
