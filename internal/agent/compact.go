@@ -106,18 +106,33 @@ func (a *Agent) SetAutoCompaction(id string, on bool) error {
 	return nil
 }
 
-// prepare builds the iteration's request, compacting the conversation
-// first when the prompt would reach the threshold, and records the
-// request's estimate for token_usage.
+// prepare builds the iteration's request so that it fits the window:
+// olly never relies on the server to fit the prompt (Ollama would drop the
+// oldest messages silently — the task and the model's own calls first). The
+// conversation is compacted first when the prompt would reach the
+// threshold, or would not leave room for the answer (then whatever the
+// gain), or when the server was seen cutting the last prompt; if it still
+// does not fit, the largest tool results of this request are shortened
+// (fit.go). The request's estimate is recorded for token_usage.
 func (r *run) prepare(ctx context.Context) *llm.ChatRequest {
 	req := r.request()
 	est := r.estimateRequest(req)
-	if r.cs.compactedAt != r.iter && r.cs.calibrated(est.total) >= int(compactThreshold*float64(r.numCtx)) &&
+	limit := r.promptLimit()
+	over := r.cs.fitSize(est.total) > limit || r.cs.serverCut
+	if r.cs.compactedAt != r.iter && (over || r.cs.calibrated(est.total) >= int(compactThreshold*float64(r.numCtx))) &&
 		r.a.AutoCompaction(r.t.SessionID) {
-		if r.compactTurn(ctx, r.cs.calibrated(est.total), int(minGain*float64(r.numCtx))) == nil {
+		gain := int(minGain * float64(r.numCtx))
+		if over {
+			gain = 0
+		}
+		if r.compactTurn(ctx, max(r.cs.calibrated(est.total), r.cs.cutCount), gain) == nil {
 			req = r.request()
 			est = r.estimateRequest(req)
 		}
+	}
+	r.cs.serverCut, r.cs.cutCount = false, 0
+	if r.cs.fitSize(est.total) > limit {
+		req, est = r.trimResults(req, est, limit)
 	}
 	r.cs.last = est
 	return req

@@ -43,6 +43,11 @@ type contextState struct {
 	// and of the last overflow retry (0: none).
 	compactedAt int
 	retriedAt   int
+	// serverCut: the server's count of the last prompt says it cut the
+	// prompt to fit (see trusted); the next request is compacted first.
+	serverCut bool
+	// cutCount is that count: the prompt was at least that large.
+	cutCount int
 }
 
 // Calibration bounds: a server count far from the estimate is more likely
@@ -68,6 +73,47 @@ func (cs *contextState) calibrate(real, est int) {
 	}
 	cs.ratio = min(max(float64(real)/float64(est), minRatio), maxRatio)
 }
+
+// uncalibratedMargin is how much larger than the raw estimate a prompt is
+// assumed to be before the server has counted one: the estimator is a
+// heuristic, a few tens of percent off for some text.
+const uncalibratedMargin = 1.25
+
+// calibratedMargin covers what one ratio for the whole prompt misses: the
+// server's tokenizer differs from the estimate more on some text (JSON
+// schemas, code) than on other, and compaction changes the mix.
+const calibratedMargin = 1.1
+
+// fitSize is the size assumed when checking that a request fits: the
+// calibrated estimate with a margin, or the raw one with a larger margin
+// before calibration.
+func (cs *contextState) fitSize(est int) int {
+	if cs.ratio <= 0 {
+		return int(float64(est)*uncalibratedMargin + 0.5)
+	}
+	return int(float64(est)*cs.ratio*calibratedMargin + 0.5)
+}
+
+// trusted reports whether the server's prompt count can calibrate the
+// estimates. A count equal to what a server keeps when it cuts a prompt to
+// fit num_ctx (llama-server keeps about half the window) or to the whole
+// window, or well below an estimate that could not have fit the window,
+// means the server truncated the prompt: it counts what the model was
+// given, not what was sent.
+func (cs *contextState) trusted(real, est, numCtx int) bool {
+	if real <= 0 || est <= 0 {
+		return false
+	}
+	if numCtx > 0 && (real == numCtx-max((numCtx-4)/2, 1) || real >= numCtx-1) {
+		return false
+	}
+	return float64(real) >= float64(est)*wellBelow || cs.fitSize(est) < numCtx
+}
+
+// wellBelow is the share of the estimate under which a server's count is
+// taken for a truncated prompt: the estimator errs high on code, but not
+// by a third.
+const wellBelow = 0.66
 
 // snapshot copies the notes, for readers outside the lock (the fallback
 // summary); nil before the turn started.
@@ -112,6 +158,9 @@ func (r *run) startContext() {
 	if r.format == session.FormatText {
 		r.cs.textTools = estimateTools(r.specs)
 	}
+	// The calibration learned in earlier turns with this model: the
+	// first request of a turn need not rely on the raw estimate.
+	r.cs.ratio = r.a.modelRatio(r.model)
 }
 
 // observe feeds a recorded event to the session memory.

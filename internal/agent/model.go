@@ -96,3 +96,21 @@ func (a *Agent) markNoTools(model string) {
 		a.models[model] = &c
 	}
 }
+
+// modelRatio is the calibration of token estimates learned for model (0:
+// none yet).
+func (a *Agent) modelRatio(model string) float64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.ratios[model]
+}
+
+// setModelRatio keeps the calibration learned for model for later turns.
+func (a *Agent) setModelRatio(model string, ratio float64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.ratios == nil {
+		a.ratios = map[string]float64{}
+	}
+	a.ratios[model] = ratio
+}

@@ -41,7 +41,7 @@ func (a *Agent) ask(ctx context.Context, q oneShot) (string, error) {
 	if keep == "" {
 		keep = a.cfg.KeepAlive
 	}
-	req := &llm.ChatRequest{Model: q.model, Format: q.format, KeepAlive: keep,
+	req := &llm.ChatRequest{Model: q.model, Format: q.format, KeepAlive: keep, Truncate: llm.Ptr(false),
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: strings.TrimSpace(q.system)}, {Role: llm.RoleUser, Content: strings.TrimSpace(q.user)}},
 		Options:  llm.Options{NumCtx: llm.Ptr(q.numCtx), Temperature: llm.Ptr(q.temperature), NumPredict: llm.Ptr(q.numPredict)}}
 	if q.thinks {

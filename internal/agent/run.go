@@ -62,6 +62,9 @@ type Agent struct {
 	mu     sync.Mutex
 	models map[string]*llm.ModelDetails
 	warned map[string]bool // session+model pairs told about text tool calls
+	// ratios are the token-estimate calibrations learned per model
+	// (server count / estimate), so a turn starts calibrated.
+	ratios map[string]float64
 	// noAutoCompact holds the sessions whose automatic compaction a
 	// frontend turned off (SetAutoCompaction); it lasts as long as olly
 	// runs, like pi's setting.
@@ -286,7 +289,9 @@ func (r *run) request() *llm.ChatRequest {
 		m.Thinking = "" // never reasoning in history (seed pitfall #12)
 		msgs = append(msgs, m)
 	}
-	req := &llm.ChatRequest{Model: r.model, Messages: msgs, Think: r.think, KeepAlive: r.cfg.KeepAlive,
+	// truncate false: a prompt over num_ctx is refused (and compacted,
+	// compact.go), never cut silently by the server.
+	req := &llm.ChatRequest{Model: r.model, Messages: msgs, Think: r.think, KeepAlive: r.cfg.KeepAlive, Truncate: llm.Ptr(false),
 		Options: llm.Options{NumCtx: llm.Ptr(r.numCtx), Temperature: llm.Ptr(r.cfg.Temperature)}}
 	if r.cfg.MaxTokens > 0 {
 		req.Options.NumPredict = llm.Ptr(r.cfg.MaxTokens)

@@ -83,11 +83,21 @@ func splitUser(content string) (msgs, results, files int) {
 func (r *run) usage(res *streamResult) event.TokenUsage {
 	est := r.cs.last
 	u := event.TokenUsage{PromptTokens: res.promptTokens, CompletionTokens: res.completionTokens, ContextWindow: r.numCtx}
-	if u.PromptTokens > 0 {
+	switch {
+	case r.cs.trusted(u.PromptTokens, est.total, r.numCtx):
 		u.Categories = scaleCategories(est.cats, est.total, u.PromptTokens)
 		r.cs.calibrate(u.PromptTokens, est.total)
-	} else {
-		u.Categories, u.PromptTokens, u.Estimated = est.cats, est.total, true
+		r.a.setModelRatio(r.model, r.cs.ratio)
+	case u.PromptTokens > 0:
+		// The server cut the prompt (its count is of what it kept): the
+		// person is shown what was sent, never less, and the next
+		// request is compacted first.
+		r.cs.serverCut, r.cs.cutCount = true, u.PromptTokens
+		size := max(r.cs.calibrated(est.total), u.PromptTokens)
+		u.Categories, u.PromptTokens, u.Estimated = scaleCategories(est.cats, est.total, size), size, true
+	default:
+		size := r.cs.calibrated(est.total)
+		u.Categories, u.PromptTokens, u.Estimated = scaleCategories(est.cats, est.total, size), size, true
 	}
 	if u.CompletionTokens == 0 {
 		u.CompletionTokens = estimateTokens(res.display) + estimateTokens(res.thinking)
