@@ -46,6 +46,9 @@ func bindPrintFlags(root *cobra.Command, opts *printOptions) {
 
 // runRoot is olly without a subcommand.
 func runRoot(cmd *cobra.Command, f *Factory, opts *printOptions, args []string) error {
+	if !opts.Print && f.interactive() {
+		return runTUI(cmd.Context(), f, opts, args)
+	}
 	if err := opts.checkResumeFlags(); err != nil {
 		return err
 	}
@@ -53,7 +56,7 @@ func runRoot(cmd *cobra.Command, f *Factory, opts *printOptions, args []string) 
 		if len(args) == 0 {
 			return cmd.Help()
 		}
-		return usageError("unknown command %q: to give olly a task, run olly -p %q (this build has no interactive terminal UI; see olly --help)",
+		return usageError("unknown command %q: to give olly a task, run olly -p %q (at a terminal, olly \"task\" opens the interactive UI; see olly --help)",
 			args[0], strings.Join(args, " "))
 	}
 	if opts.Output != printmode.OutputText && opts.Output != printmode.OutputJSON {

@@ -40,9 +40,9 @@ func (o *printOptions) checkResumeFlags() error {
 	case o.Continue && o.Resume != "":
 		return usageError("--continue and --resume both name a session: use one (--continue: the latest here; --resume ID: that one)")
 	case !o.Print && o.Continue:
-		return usageError(`--continue continues the latest session of this workspace in print mode: olly -p --continue "next task" (this build has no interactive terminal UI)`)
+		return usageError(`--continue continues the latest session of this workspace in print mode: olly -p --continue "next task" (at a terminal, olly --continue opens it in the interactive UI)`)
 	case !o.Print && o.Resume != "":
-		return usageError(`--resume continues a session in print mode: olly -p --resume ID "next task" (this build has no interactive terminal UI; olly sessions list shows the ids)`)
+		return usageError(`--resume continues a session in print mode: olly -p --resume ID "next task" (at a terminal, olly --resume opens it in the interactive UI; olly sessions list shows the ids)`)
 	}
 	return nil
 }

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/olly-agent/olly/internal/app"
+	"github.com/olly-agent/olly/internal/approval"
+	"github.com/olly-agent/olly/internal/models"
+	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/ui/tui"
+	"github.com/olly-agent/olly/internal/workspace"
+)
+
+// maxCompletionFiles bounds the files @ completion lists.
+const maxCompletionFiles = 20000
+
+// interactive reports whether olly without -p opens the terminal UI: both
+// stdin and stdout are a terminal.
+func (f *Factory) interactive() bool { return f.IO.StdinTTY && f.IO.StdoutTTY }
+
+// runTUI opens the terminal UI on a new session (with the task, if one was
+// given), or on the one --continue or --resume names.
+func runTUI(ctx context.Context, f *Factory, opts *printOptions, args []string) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if opts.Continue && opts.Resume != "" {
+		return usageError("--continue and --resume both name a session: use one (--continue: the latest here; --resume ID: that one)")
+	}
+	args, err := resumeArgs(ctx, f, opts, args)
+	if err != nil {
+		return err
+	}
+	d, err := f.runDeps(ctx)
+	if err != nil {
+		return err
+	}
+	defer d.closeLog()
+	// The person answers approvals in the UI.
+	a, err := app.New(ctx, app.Options{Config: d.cfg, Store: d.store, Provider: d.provider, Log: d.log, Approvals: approval.Policy{}})
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	var sess *store.Session
+	if opts.resuming() {
+		if sess, err = resumeTarget(ctx, f, a.Sessions, opts, d.workspace, f.terminal()); err != nil {
+			return err
+		}
+	} else {
+		model, err := pickModel(ctx, f, a, a.Config.AgentMode.Model)
+		if err != nil {
+			return err
+		}
+		if sess, err = a.Sessions.Create(ctx, session.CreateOptions{Workspace: d.workspace, Mode: "agent", Model: model}); err != nil {
+			return err
+		}
+	}
+	idx, err := a.StartIndexing(ctx, nil) // failures go to the log
+	if err != nil {
+		d.log.Warn("tui: search by meaning is off: the indexer did not start", "error", err)
+	}
+	defer func() {
+		if err := idx.Stop(); err != nil {
+			d.log.Warn("tui: indexer", "error", err)
+		}
+	}()
+	d.log.Info("tui", "session", sess.ID, "workspace", sess.Workspace, "model", sess.Model)
+
+	task := strings.TrimSpace(strings.Join(args, " "))
+	id := sess.ID
+	for id != "" {
+		next, err := tui.Run(ctx, tui.RunOptions{
+			Deps: tuiDeps(a, sess.Workspace), Feed: a.Sessions, SessionID: id, Task: task,
+			In: f.IO.In, Out: f.IO.Out,
+		})
+		if err != nil {
+			return err
+		}
+		id, task = next, ""
+	}
+	return nil
+}
+
+// tuiDeps are the services the UI calls, from the app.
+func tuiDeps(a *app.App, dir string) tui.Deps {
+	catalog := models.NewCatalog(a.Provider)
+	branch := gitBranch(dir)
+	return tui.Deps{
+		Sessions: a.Sessions,
+		Answer:   a.Approvals.Answer,
+		AlwaysApprove: func(ctx context.Context, id string) error {
+			on := true
+			_, err := a.SetAutoApprove(ctx, id, &on, &on)
+			return err
+		},
+		RunCommand: func(ctx context.Context, id, command string) error {
+			_, err := a.Sessions.RunCommand(ctx, id, command)
+			return err
+		},
+		Checkpoints: a.Checkpoints,
+		Models:      catalog.List,
+		Files:       func(ctx context.Context) ([]string, error) { return workspaceFiles(ctx, dir) },
+		Branch:      func() string { return branch },
+	}
+}
+
+// workspaceFiles lists the workspace's files for @ completion, honouring
+// .gitignore, at most maxCompletionFiles.
+func workspaceFiles(ctx context.Context, dir string) ([]string, error) {
+	ws, err := workspace.New([]string{dir})
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	var out []string
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	err = ws.Walk(ctx, ".", workspace.WalkOptions{}, func(e workspace.Entry) error {
+		if e.IsDir {
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if len(out) >= maxCompletionFiles {
+			return errStopWalk
+		}
+		out = append(out, e.Rel)
+		return nil
+	})
+	if err != nil && err != errStopWalk && len(out) == 0 {
+		return nil, fmt.Errorf("list the workspace's files: %w", err)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+var errStopWalk = fmt.Errorf("enough files")
+
+// gitBranch is the workspace's current git branch ("" outside git).
+func gitBranch(dir string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "branch", "--show-current")
+	cmd.Stderr = io.Discard
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,323 @@
+package tui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/olly-agent/olly/internal/approval"
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/timeline"
+)
+
+// Approval card states.
+const (
+	askChoose = iota
+	askReason // typing the reason for a denial
+	askEdit   // editing the command before approving it
+)
+
+// approvals is the queue of requests waiting for the person, oldest first:
+// the card shows the first, and says how many wait behind it.
+type approvals struct {
+	queue []event.ApprovalRequested
+	state int
+	field textinput.Model
+}
+
+func (a *approvals) len() int { return len(a.queue) }
+
+func (a *approvals) add(p event.ApprovalRequested) {
+	for _, q := range a.queue {
+		if q.ApprovalID == p.ApprovalID {
+			return
+		}
+	}
+	a.queue = append(a.queue, p)
+}
+
+func (a *approvals) remove(id string) {
+	for i, q := range a.queue {
+		if q.ApprovalID == id {
+			a.queue = append(a.queue[:i], a.queue[i+1:]...)
+			if i == 0 {
+				a.state = askChoose
+			}
+			return
+		}
+	}
+}
+
+// cardSandbox is the sandbox an approved command would run under, as the
+// approval_requested payload carries it (its "sandbox" field, when the
+// build has one).
+type cardSandbox struct {
+	Policy     string `json:"policy"`
+	Active     bool   `json:"active"`
+	Mechanism  string `json:"mechanism"`
+	Network    bool   `json:"network"`
+	Escalation string `json:"escalation"`
+}
+
+// sandboxOf reads the request's sandbox, nil when it names none.
+func sandboxOf(p event.ApprovalRequested) *cardSandbox {
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return nil
+	}
+	var v struct {
+		Sandbox *cardSandbox `json:"sandbox"`
+	}
+	if json.Unmarshal(raw, &v) != nil {
+		return nil
+	}
+	return v.Sandbox
+}
+
+// card renders the first waiting request with its keys.
+func (a *approvals) card(m *Model) []string {
+	if len(a.queue) == 0 {
+		return nil
+	}
+	p := a.queue[0]
+	st := m.rnd.st
+	w := m.width - 4
+	var body []string
+	title := "Approve "
+	switch p.Kind {
+	case event.ApprovalCommand:
+		title += "this command?"
+	case event.ApprovalFileEdit:
+		title += "this edit?"
+	default:
+		title += "this?"
+	}
+	if n := len(a.queue); n > 1 {
+		title += st.muted.Render(fmt.Sprintf("  (1 of %d waiting)", n))
+	}
+	body = append(body, st.warn.Bold(true).Render(title))
+	sev := strings.ToUpper(firstNonEmpty(p.Severity, "none"))
+	line := st.severity(p.Severity).Render(" "+sev+" ") + " " + oneLine(p.Reason)
+	body = append(body, line)
+	if p.Rule != "" {
+		body = append(body, st.muted.Render("rule: ")+oneLine(p.Rule))
+	}
+	if len(p.Words) > 0 {
+		words := make([]string, len(p.Words))
+		for i, wd := range p.Words {
+			words[i] = st.bad.Render(oneLine(wd))
+		}
+		body = append(body, st.muted.Render("because of: ")+strings.Join(words, st.muted.Render(", ")))
+	}
+	if p.Command != "" {
+		body = append(body, st.accent.Render("$ ")+oneLine(p.Command))
+		if p.Cwd != "" {
+			body = append(body, st.muted.Render("in "+oneLine(p.Cwd)))
+		}
+	}
+	if sb := sandboxOf(p); sb != nil {
+		body = append(body, sandboxLine(st, sb))
+	}
+	if p.FilePath != "" {
+		body = append(body, st.muted.Render("file: ")+oneLine(p.FilePath))
+	}
+	if p.Diff != "" {
+		maxLines := m.height/2 - 8
+		body = append(body, diffLines(st, p.Diff, maxLines)...)
+	}
+	switch a.state {
+	case askReason:
+		body = append(body, st.info.Render("Why not? (optional, for the model; Enter denies, Esc goes back)"), a.field.View())
+	case askEdit:
+		body = append(body, st.info.Render("Edit the command (Enter approves it, Esc goes back)"), a.field.View())
+	default:
+		body = append(body, a.keys(m, p))
+	}
+	for i := range body {
+		body[i] = pad(body[i], w)
+	}
+	return splitLines([]string{st.card.Width(m.width).Render(strings.Join(body, "\n"))})
+}
+
+func sandboxLine(st styles, sb *cardSandbox) string {
+	var s string
+	switch {
+	case sb.Policy == "unsandboxed":
+		s = st.bad.Render("runs OUTSIDE the sandbox") + " (the model asked"
+		if sb.Escalation != "" {
+			s += ": " + oneLine(sb.Escalation)
+		}
+		s += ")"
+	case !sb.Active:
+		s = st.warn.Render("no sandbox on this machine: nothing confines it")
+	default:
+		s = st.ok.Render("sandboxed") + " (" + firstNonEmpty(sb.Policy, "workspace-write")
+		if sb.Mechanism != "" {
+			s += ", " + sb.Mechanism
+		}
+		if sb.Network {
+			s += ", network on"
+		} else {
+			s += ", no network"
+		}
+		s += ")"
+	}
+	return st.muted.Render("sandbox: ") + s
+}
+
+// keys lists the card's choices; "always" only where a policy may answer
+// (never for critical requests, which always ask).
+func (a *approvals) keys(m *Model, p event.ApprovalRequested) string {
+	st := m.rnd.st
+	k := func(key, what string) string { return st.key.Render(key) + " " + what }
+	parts := []string{k("y", "approve"), k("n", "deny")}
+	if p.Kind == event.ApprovalCommand {
+		parts = append(parts, k("e", "edit"))
+	}
+	if p.Severity != "critical" && (p.Kind == event.ApprovalCommand || p.Kind == event.ApprovalFileEdit) {
+		parts = append(parts, k("a", "always (this session)"))
+	}
+	return strings.Join(parts, st.muted.Render(" · "))
+}
+
+// diffLines colours a unified diff, at most max lines (0: all).
+func diffLines(st styles, diff string, max int) []string {
+	lines := strings.Split(strings.TrimRight(sanitize(diff), "\n"), "\n")
+	more := 0
+	if max > 0 && len(lines) > max {
+		more = len(lines) - max
+		lines = lines[:max]
+	}
+	out := make([]string, 0, len(lines)+1)
+	for _, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
+			out = append(out, st.muted.Render(l))
+		case strings.HasPrefix(l, "@@"):
+			out = append(out, st.hunk.Render(l))
+		case strings.HasPrefix(l, "+"):
+			out = append(out, st.add.Render(l))
+		case strings.HasPrefix(l, "-"):
+			out = append(out, st.del.Render(l))
+		default:
+			out = append(out, l)
+		}
+	}
+	if more > 0 {
+		out = append(out, st.muted.Render(fmt.Sprintf("… %d more line(s)", more)))
+	}
+	return out
+}
+
+// key handles a key while a request waits; it reports whether it used it.
+func (a *approvals) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	if len(a.queue) == 0 {
+		return nil, false
+	}
+	p := a.queue[0]
+	if a.state != askChoose {
+		switch msg.String() {
+		case "esc":
+			a.state = askChoose
+			return nil, true
+		case "enter":
+			val := strings.TrimSpace(a.field.Value())
+			if a.state == askReason {
+				return a.answer(m, p, approval.Answer{Approve: false, Reason: val}, false), true
+			}
+			if val == "" {
+				return nil, true
+			}
+			return a.answer(m, p, approval.Answer{Approve: true, Command: val}, false), true
+		}
+		var cmd tea.Cmd
+		a.field, cmd = a.field.Update(msg)
+		return cmd, true
+	}
+	switch msg.String() {
+	case "y", "Y":
+		return a.answer(m, p, approval.Answer{Approve: true}, false), true
+	case "n", "N":
+		a.state = askReason
+		a.field = newField(m.width-8, "")
+		return a.field.Focus(), true
+	case "e", "E":
+		if p.Kind != event.ApprovalCommand {
+			return nil, true
+		}
+		a.state = askEdit
+		a.field = newField(m.width-8, p.Command)
+		return a.field.Focus(), true
+	case "a", "A":
+		if p.Severity == "critical" || (p.Kind != event.ApprovalCommand && p.Kind != event.ApprovalFileEdit) {
+			return nil, true
+		}
+		return a.answer(m, p, approval.Answer{Approve: true}, true), true
+	case "ctrl+c", "esc", "?", "ctrl+o", "pgup", "pgdown":
+		return nil, false // quit, cancel the turn, help and scrolling still work
+	}
+	return nil, true // other keys do not reach the editor under the card
+}
+
+// answer sends the answer; the card leaves when approval_resolved arrives.
+func (a *approvals) answer(m *Model, p event.ApprovalRequested, ans approval.Answer, always bool) tea.Cmd {
+	a.state = askChoose
+	// Leave the card at once: the resolved event confirms it.
+	a.remove(p.ApprovalID)
+	deps, ctx, id := m.deps, m.ctx, m.info.ID
+	return func() tea.Msg {
+		if always && deps.AlwaysApprove != nil {
+			if err := deps.AlwaysApprove(ctx, id); err != nil {
+				return errMsg{fmt.Errorf("auto-approve for this session: %w", err)}
+			}
+		}
+		if deps.Answer == nil {
+			return errMsg{fmt.Errorf("approvals cannot be answered here")}
+		}
+		if err := deps.Answer(id, p.ApprovalID, ans); err != nil {
+			return errMsg{fmt.Errorf("answer the approval: %w", err)}
+		}
+		return nil
+	}
+}
+
+func newField(width int, value string) textinput.Model {
+	f := textinput.New()
+	f.Prompt = "› "
+	st := f.Styles()
+	st.Cursor.Blink = false
+	f.SetStyles(st)
+	f.SetWidth(max(10, width))
+	f.SetValue(value)
+	f.CursorEnd()
+	return f
+}
+
+// approvalInline is the approval's line under its action in the
+// conversation (pending, or how it was answered).
+func (r *renderer) approvalInline(ap *timeline.Approval, indent string) []string {
+	st := r.st
+	switch ap.Decision {
+	case "":
+		return []string{indent + st.warn.Render("⚠ waiting for your approval ("+firstNonEmpty(ap.Severity, "none")+")")}
+	case event.DecisionApproved:
+		s := "approved"
+		if ap.AutoApproved {
+			s = "auto-approved"
+		}
+		if ap.ApprovedCommand != "" {
+			s += " as: " + oneLine(ap.ApprovedCommand)
+		}
+		return []string{r.clipLine(indent + st.ok.Render("✓ "+s))}
+	case event.DecisionDenied:
+		s := "denied"
+		if ap.DenyReason != "" {
+			s += ": " + oneLine(ap.DenyReason)
+		}
+		return []string{r.clipLine(indent + st.bad.Render("✗ "+s))}
+	}
+	return []string{indent + st.muted.Render("approval "+ap.Decision)}
+}
