@@ -169,7 +169,8 @@ func (r *renderer) action(a *timeline.Action, indent string) []string {
 	if a.Detail != "" {
 		line += " " + r.st.muted.Render(oneLine(a.Detail))
 	}
-	if a.Additions > 0 || a.Deletions > 0 {
+	if (a.Additions > 0 || a.Deletions > 0) && !strings.Contains(a.Text+" "+a.Detail, fmt.Sprintf("+%d", a.Additions)) {
+		// The badge, unless the action's own text already carries it.
 		line += " " + r.stat(a.Additions, a.Deletions)
 	}
 	if d := r.duration(a); d != "" {
@@ -200,8 +201,8 @@ func (r *renderer) duration(a *timeline.Action) string {
 		return ""
 	}
 	d := s.end.Sub(s.start)
-	if d < 100*time.Millisecond {
-		return ""
+	if d < time.Second {
+		return "" // short steps carry no figure (the tool's detail may give one)
 	}
 	return seconds(d.Milliseconds())
 }
@@ -295,7 +296,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(sanitize(s)),
 // seconds formats a duration in ms the way the timeline shows it.
 func seconds(ms int64) string {
 	if ms < 60_000 {
-		return fmt.Sprintf("%.0fs", float64(ms)/1000+0.0)
+		return fmt.Sprintf("%ds", max(1, (ms+500)/1000))
 	}
 	return fmt.Sprintf("%dm%02ds", ms/60_000, ms/1000%60)
 }
