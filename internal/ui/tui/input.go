@@ -35,6 +35,9 @@ type editor struct {
 	files []string
 	// filesAsked is set once the file list was requested.
 	filesAsked bool
+
+	view    []string
+	viewKey editorKey
 }
 
 func newEditor(m *Model) *editor {
@@ -64,10 +67,24 @@ func (e *editor) focus() tea.Cmd { return e.ta.Focus() }
 
 func (e *editor) setWidth(w int) { e.ta.SetWidth(max(10, w)) }
 
-// lines renders the editor with a rule above it.
+// lines renders the editor with a rule above it, reusing the last
+// rendering while neither the text, the cursor nor the size changed (the
+// screen is redrawn for every streamed token).
 func (e *editor) lines(m *Model) []string {
+	key := editorKey{e.ta.Value(), e.ta.Line(), e.ta.Column(), m.width, m.dark, e.ta.Focused()}
+	if key == e.viewKey && e.view != nil {
+		return e.view
+	}
 	rule := m.rnd.st.muted.Render(strings.Repeat("─", max(1, m.width)))
-	return append([]string{rule}, strings.Split(e.ta.View(), "\n")...)
+	e.view, e.viewKey = append([]string{rule}, strings.Split(e.ta.View(), "\n")...), key
+	return e.view
+}
+
+// editorKey is what the editor's rendering depends on.
+type editorKey struct {
+	value         string
+	line, col, w  int
+	dark, focused bool
 }
 
 func (e *editor) value() string { return e.ta.Value() }

@@ -47,8 +47,32 @@ func (m *markdown) setup(width int, dark bool) {
 	m.r = r
 }
 
-// render renders complete markdown.
+// render renders complete markdown, block by block: each paragraph, list
+// or code block (split at blank lines outside code fences) is rendered on
+// its own and cached, so a long answer costs one glamour call per new
+// block, never the whole answer again — while it streams and when its
+// final text arrives. Live and replayed answers split the same way.
 func (m *markdown) render(text string) string {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return ""
+	}
+	if out, ok := m.cache[text]; ok {
+		return out // the whole text, rendered before (a streaming answer's stable part)
+	}
+	var parts []string
+	for _, c := range chunks(text) {
+		if out := m.chunk(c); out != "" {
+			parts = append(parts, out)
+		}
+	}
+	out := strings.Join(parts, "\n\n")
+	m.cache[text] = out
+	return out
+}
+
+// chunk renders one block of markdown, cached.
+func (m *markdown) chunk(text string) string {
 	text = strings.TrimSpace(text)
 	if text == "" {
 		return ""
@@ -66,14 +90,15 @@ func (m *markdown) render(text string) string {
 		// Glamour failed (it should not): show the text as it is.
 		out = m.plain(text)
 	}
-	if len(m.cache) > 4096 {
+	if len(m.cache) > 8192 {
 		m.cache = map[string]string{}
 	}
 	m.cache[text] = out
 	return out
 }
 
-// streaming renders text that is still being written.
+// streaming renders text that is still being written: its complete
+// blocks as markdown, the block being written as plain text.
 func (m *markdown) streaming(text string) string {
 	stable, tail := splitStable(text)
 	var parts []string
@@ -83,9 +108,47 @@ func (m *markdown) streaming(text string) string {
 	if strings.TrimSpace(tail) != "" {
 		parts = append(parts, m.plain(tail))
 	}
-	// The stable part ends at a paragraph break, which glamour's output
-	// (trimmed) no longer shows.
 	return strings.Join(parts, "\n\n")
+}
+
+// chunks splits markdown at blank lines outside code fences.
+func chunks(text string) []string {
+	var out []string
+	for text != "" {
+		stable, tail := splitFirst(text)
+		if stable == "" {
+			out = append(out, tail)
+			break
+		}
+		out = append(out, stable)
+		text = tail
+	}
+	return out
+}
+
+// splitFirst returns the text up to its first block break (a blank line
+// or the end of a code fence, outside fences), and the rest.
+func splitFirst(text string) (string, string) {
+	inFence, pos := false, 0
+	for pos < len(text) {
+		nl := strings.IndexByte(text[pos:], '\n')
+		if nl < 0 {
+			break
+		}
+		t := strings.TrimSpace(text[pos : pos+nl])
+		end := pos + nl + 1
+		switch {
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			inFence = !inFence
+			if !inFence {
+				return text[:end], text[end:]
+			}
+		case !inFence && t == "" && strings.TrimSpace(text[:pos]) != "":
+			return text[:end], text[end:]
+		}
+		pos = end
+	}
+	return "", text
 }
 
 // plain wraps text to the width, indented like glamour's paragraphs.

@@ -65,12 +65,9 @@ type (
 		res *session.TurnResult
 		err error
 	}
-	tickMsg    struct{}
-	noticeMsg  struct{ text string }
-	errMsg     struct{ err error }
-	quitArmMsg struct{ at time.Time }
-	// switchMsg asks Run to reopen the TUI on another session.
-	switchMsg struct{ id string }
+	tickMsg   struct{}
+	noticeMsg struct{ text string }
+	errMsg    struct{ err error }
 )
 
 // Model is the TUI's Bubble Tea model. It holds the timeline built from

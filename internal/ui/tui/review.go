@@ -20,14 +20,13 @@ type reviewPanel struct {
 	files []checkpoint.FileReview
 	pos   checkpoint.ChangePosition
 	// message is the last keep or undo's outcome, conflicts included.
-	message  []string
-	loading  bool
-	failed   string
-	deps     Deps
-	ctx      context.Context
-	session  string
-	undoAll  bool // X was pressed once: the second press undoes everything
-	scrolled int
+	message []string
+	loading bool
+	failed  string
+	deps    Deps
+	ctx     context.Context
+	session string
+	undoAll bool // X was pressed once: the second press undoes everything
 }
 
 // reviewMsg carries a rebuilt review.

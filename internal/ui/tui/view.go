@@ -74,46 +74,52 @@ func (m *Model) bottom() []string {
 }
 
 // conversation is the last h lines of the timeline, scrolled by m.scroll.
+// Items are rendered from the newest back only as far as the screen
+// reaches, so opening a long session renders one screenful.
 func (m *Model) conversation(h int) []string {
-	all := m.timelineLines()
-	if len(all) == 0 {
+	items := m.tb.Timeline().Items
+	if len(items) == 0 {
 		return m.welcome()
 	}
-	maxScroll := len(all) - h
-	if maxScroll < 0 {
-		maxScroll = 0
+	need := h + m.scroll
+	var parts [][]string
+	n := 0
+	top := true // every item was rendered: the scroll can be clamped
+	for i := len(items) - 1; i >= 0; i-- {
+		if n >= need {
+			top = false
+			break
+		}
+		lines := m.itemLines(items[i])
+		parts = append(parts, lines)
+		n += len(lines)
 	}
-	if m.scroll > maxScroll {
-		m.scroll = maxScroll
+	all := make([]string, 0, n)
+	for i := len(parts) - 1; i >= 0; i-- {
+		all = append(all, parts[i]...)
+	}
+	if top && m.scroll > max(0, len(all)-h) {
+		m.scroll = max(0, len(all)-h)
 	}
 	end := len(all) - m.scroll
-	start := end - h
-	if start < 0 {
-		start = 0
-	}
+	start := max(0, end-h)
 	return all[start:end]
 }
 
-// timelineLines renders every item, from the cache where the item has not
-// changed since its last rendering.
-func (m *Model) timelineLines() []string {
-	items := m.tb.Timeline().Items
-	var all []string
-	for _, it := range items {
-		running := it.Kind == timeline.KindAssistant && it.Status == "running"
-		c, ok := m.cache[it]
-		spin := 0
-		if running {
-			spin = m.rnd.spin
-		}
-		if !ok || c.ver != m.ver[it.Turn] || c.width != m.width || c.expand != m.rnd.expand || c.spin != spin {
-			lines := splitLines(m.rnd.item(it))
-			c = cached{ver: m.ver[it.Turn], width: m.width, expand: m.rnd.expand, spin: spin, lines: lines}
-			m.cache[it] = c
-		}
-		all = append(all, c.lines...)
+// itemLines renders an item, from the cache when it has not changed since
+// its last rendering.
+func (m *Model) itemLines(it *timeline.Item) []string {
+	running := it.Kind == timeline.KindAssistant && it.Status == "running"
+	spin := 0
+	if running {
+		spin = m.rnd.spin
 	}
-	return all
+	c, ok := m.cache[it]
+	if !ok || c.ver != m.ver[it.Turn] || c.width != m.width || c.expand != m.rnd.expand || c.spin != spin {
+		c = cached{ver: m.ver[it.Turn], width: m.width, expand: m.rnd.expand, spin: spin, lines: splitLines(m.rnd.item(it))}
+		m.cache[it] = c
+	}
+	return c.lines
 }
 
 func (m *Model) welcome() []string {
