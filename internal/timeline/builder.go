@@ -98,6 +98,7 @@ func (b *Builder) Apply(ev event.Event) {
 	case event.ApprovalResolved:
 		if ap := b.approvals[p.ApprovalID]; ap != nil {
 			ap.Decision, ap.AutoApproved, ap.ApprovedCommand, ap.DenyReason = p.Decision, p.AutoApproved, p.Command, p.Reason
+			ap.OutsideSandbox = p.OutsideSandbox
 		}
 	case event.FilesChanged:
 		b.applyFilesChanged(ev.Turn, p)

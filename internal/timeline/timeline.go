@@ -116,6 +116,9 @@ type Approval struct {
 	// ApprovedCommand is the command as the person edited it.
 	ApprovedCommand string `json:"approvedCommand,omitempty"`
 	DenyReason      string `json:"denyReason,omitempty"`
+	// OutsideSandbox is set when the person approved running the command
+	// outside the sandbox.
+	OutsideSandbox bool `json:"outsideSandbox,omitempty"`
 }
 
 // Files is the changed-files widget of one checkpoint.

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -15,9 +14,10 @@ import (
 
 // Approval card states.
 const (
-	askChoose = iota
-	askReason // typing the reason for a denial
-	askEdit   // editing the command before approving it
+	askChoose  = iota
+	askReason  // typing the reason for a denial
+	askEdit    // editing the command before approving it
+	askOutside // confirming a run outside the sandbox
 )
 
 // approvals is the queue of requests waiting for the person, oldest first:
@@ -49,32 +49,6 @@ func (a *approvals) remove(id string) {
 			return
 		}
 	}
-}
-
-// cardSandbox is the sandbox an approved command would run under, as the
-// approval_requested payload carries it (its "sandbox" field, when the
-// build has one).
-type cardSandbox struct {
-	Policy     string `json:"policy"`
-	Active     bool   `json:"active"`
-	Mechanism  string `json:"mechanism"`
-	Network    bool   `json:"network"`
-	Escalation string `json:"escalation"`
-}
-
-// sandboxOf reads the request's sandbox, nil when it names none.
-func sandboxOf(p event.ApprovalRequested) *cardSandbox {
-	raw, err := json.Marshal(p)
-	if err != nil {
-		return nil
-	}
-	var v struct {
-		Sandbox *cardSandbox `json:"sandbox"`
-	}
-	if json.Unmarshal(raw, &v) != nil {
-		return nil
-	}
-	return v.Sandbox
 }
 
 // card renders the first waiting request with its keys.
@@ -118,8 +92,8 @@ func (a *approvals) card(m *Model) []string {
 			body = append(body, st.muted.Render("in "+oneLine(p.Cwd)))
 		}
 	}
-	if sb := sandboxOf(p); sb != nil {
-		body = append(body, sandboxLine(st, sb))
+	if p.Sandbox != nil {
+		body = append(body, sandboxLine(st, p.Sandbox))
 	}
 	if p.FilePath != "" {
 		body = append(body, st.muted.Render("file: ")+oneLine(p.FilePath))
@@ -133,6 +107,9 @@ func (a *approvals) card(m *Model) []string {
 		body = append(body, st.info.Render("Why not? (optional, for the model; Enter denies, Esc goes back)"), a.field.View())
 	case askEdit:
 		body = append(body, st.info.Render("Edit the command (Enter approves it, Esc goes back)"), a.field.View())
+	case askOutside:
+		body = append(body, st.bad.Bold(true).Render("Run it OUTSIDE the sandbox, with your full access?")+" "+
+			st.key.Render("o")+" yes, outside · "+st.key.Render("esc")+" back")
 	default:
 		body = append(body, a.keys(m, p))
 	}
@@ -142,10 +119,10 @@ func (a *approvals) card(m *Model) []string {
 	return splitLines([]string{st.card.Width(m.width).Render(strings.Join(body, "\n"))})
 }
 
-func sandboxLine(st styles, sb *cardSandbox) string {
+func sandboxLine(st styles, sb *event.CommandSandbox) string {
 	var s string
 	switch {
-	case sb.Policy == "unsandboxed":
+	case sb.Policy == event.SandboxUnsandboxed:
 		s = st.bad.Render("runs OUTSIDE the sandbox") + " (the model asked"
 		if sb.Escalation != "" {
 			s += ": " + oneLine(sb.Escalation)
@@ -154,7 +131,7 @@ func sandboxLine(st styles, sb *cardSandbox) string {
 	case !sb.Active:
 		s = st.warn.Render("no sandbox on this machine: nothing confines it")
 	default:
-		s = st.ok.Render("sandboxed") + " (" + firstNonEmpty(sb.Policy, "workspace-write")
+		s = st.ok.Render("sandboxed") + " (" + firstNonEmpty(sb.Policy, event.SandboxWorkspaceWrite)
 		if sb.Mechanism != "" {
 			s += ", " + sb.Mechanism
 		}
@@ -180,7 +157,17 @@ func (a *approvals) keys(m *Model, p event.ApprovalRequested) string {
 	if p.Severity != "critical" && (p.Kind == event.ApprovalCommand || p.Kind == event.ApprovalFileEdit) {
 		parts = append(parts, k("a", "always (this session)"))
 	}
+	if offersOutside(p) {
+		parts = append(parts, k("o", "run outside the sandbox…"))
+	}
 	return strings.Join(parts, st.muted.Render(" · "))
+}
+
+// offersOutside reports whether the card offers running the command
+// outside the sandbox: a command that would otherwise run confined (one
+// the model asked to run outside is already that, and says so).
+func offersOutside(p event.ApprovalRequested) bool {
+	return p.Kind == event.ApprovalCommand && p.Sandbox != nil && p.Sandbox.Active && p.Sandbox.Policy != event.SandboxUnsandboxed
 }
 
 // diffLines colours a unified diff, at most max lines (0: all).
@@ -218,6 +205,16 @@ func (a *approvals) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	p := a.queue[0]
+	if a.state == askOutside {
+		switch msg.String() {
+		case "o", "O":
+			return a.answer(m, p, approval.Answer{Approve: true, OutsideSandbox: true}, false), true
+		case "ctrl+c":
+			return nil, false
+		}
+		a.state = askChoose // any other key goes back
+		return nil, true
+	}
 	if a.state != askChoose {
 		switch msg.String() {
 		case "esc":
@@ -251,6 +248,11 @@ func (a *approvals) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 		a.state = askEdit
 		a.field = newField(m.width-8, p.Command)
 		return a.field.Focus(), true
+	case "o", "O":
+		if offersOutside(p) {
+			a.state = askOutside
+		}
+		return nil, true
 	case "a", "A":
 		if p.Severity == "critical" || (p.Kind != event.ApprovalCommand && p.Kind != event.ApprovalFileEdit) {
 			return nil, true
@@ -307,6 +309,9 @@ func (r *renderer) approvalInline(ap *timeline.Approval, indent string) []string
 		s := "approved"
 		if ap.AutoApproved {
 			s = "auto-approved"
+		}
+		if ap.OutsideSandbox {
+			s += " to run outside the sandbox"
 		}
 		if ap.ApprovedCommand != "" {
 			s += " as: " + oneLine(ap.ApprovedCommand)

@@ -68,7 +68,8 @@ func streamingTurn(s *script) *script {
 
 func commandApproval(id, sev string) event.ApprovalRequested {
 	return event.ApprovalRequested{ApprovalID: id, ActionID: "x" + id, Kind: event.ApprovalCommand, Command: "rm -rf build && make",
-		Cwd: "/work/project", Severity: sev, Reason: "deletes files recursively", Rule: "recursive-delete", Words: []string{"rm", "-rf"}}
+		Cwd: "/work/project", Severity: sev, Reason: "deletes files recursively", Rule: "recursive-delete", Words: []string{"rm", "-rf"},
+		Sandbox: &event.CommandSandbox{Policy: event.SandboxWorkspaceWrite, Active: true, Mechanism: "landlock"}}
 }
 
 func editApproval(id string) event.ApprovalRequested {

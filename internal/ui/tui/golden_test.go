@@ -101,6 +101,14 @@ func TestGoldenScreens(t *testing.T) {
 			return append([]tea.Msg{historyMsg{}, eventMsg{event.Event{Session: "S1", Seq: 90, Turn: 1, Data: commandApproval("A1", "critical")}},
 				press("n")}, typed("use make clean")...)
 		}},
+		{"approval_outside_confirm", 90, 24, nil, func() []tea.Msg {
+			return []tea.Msg{historyMsg{}, eventMsg{event.Event{Session: "S1", Seq: 90, Turn: 1, Data: commandApproval("A1", "medium")}}, press("o")}
+		}},
+		{"approval_escalation", 90, 24, nil, func() []tea.Msg {
+			p := commandApproval("A1", "high")
+			p.Sandbox = &event.CommandSandbox{Policy: event.SandboxUnsandboxed, Active: true, Mechanism: "landlock", Escalation: "needs the network to fetch modules"}
+			return []tea.Msg{historyMsg{}, eventMsg{event.Event{Session: "S1", Seq: 90, Turn: 1, Data: p}}}
+		}},
 		{"help", 100, 50, nil, func() []tea.Msg { return []tea.Msg{historyMsg{}, press("?")} }},
 		{"commands", 90, 24, nil, func() []tea.Msg { return append([]tea.Msg{historyMsg{}}, typed("/m")...) }},
 		{"files", 90, 24, func() Deps {

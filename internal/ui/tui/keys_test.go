@@ -86,6 +86,10 @@ func TestApprovalKeys(t *testing.T) {
 		{"always", commandApproval("A", "high"), []tea.Msg{press("a")}, &approval.Answer{Approve: true}, 1},
 		{"no always for critical", commandApproval("A", "critical"), []tea.Msg{press("a")}, nil, 0},
 		{"no edit for a file edit", editApproval("A"), []tea.Msg{press("e")}, nil, 0},
+		{"outside the sandbox, confirmed", commandApproval("A", "high"), []tea.Msg{press("o"), press("o")},
+			&approval.Answer{Approve: true, OutsideSandbox: true}, 0},
+		{"outside the sandbox, backed out", commandApproval("A", "high"), []tea.Msg{press("o"), press("esc"), press("o"), press("x")}, nil, 0},
+		{"no outside for an edit", editApproval("A"), []tea.Msg{press("o"), press("o")}, nil, 0},
 		{"typing does not answer", commandApproval("A", "high"), typed("hello"), nil, 0},
 	}
 	for _, tc := range cases {
