@@ -127,15 +127,13 @@ func TestGoldenScreens(t *testing.T) {
 					{ModelDetails: llm.ModelDetails{ModelInfo: llm.ModelInfo{Name: "nomic-embed-text"}, Capabilities: llm.Capabilities{Embedding: true}}},
 				}, nil
 			}}
-		}, func() []tea.Msg { return append([]tea.Msg{historyMsg{}}, append(typed("/model"), press("enter"))...) }},
+		}, nil},
 		{"picker_sessions", 90, 20, func() Deps {
 			return Deps{Sessions: &fakeSessions{recent: []store.Session{
 				{ID: "01JD5ZQ8AAAA", Title: "greeting", UpdatedAt: t0},
 				{ID: "01JD5ZQ9BBBB", Title: "fix the flaky test", UpdatedAt: t0.Add(-time.Hour)},
 			}}}
-		}, func() []tea.Msg {
-			return append([]tea.Msg{historyMsg{}}, append(append(typed("/sessions"), press("enter")), typed("flaky")...)...)
-		}},
+		}, nil},
 		{"review_panel", 90, 30, nil, func() []tea.Msg { return []tea.Msg{historyMsg{}, reviewFixture()} }},
 		{"review_conflict", 90, 30, nil, func() []tea.Msg {
 			r := reviewFixture()
@@ -152,10 +150,21 @@ func TestGoldenScreens(t *testing.T) {
 				deps = tc.deps()
 			}
 			m := newModel(tc.w, tc.h, deps)
-			if tc.name == "review_panel" || tc.name == "review_conflict" {
+			var msgs []tea.Msg
+			switch tc.name {
+			case "review_panel", "review_conflict":
 				m.review = &reviewPanel{loading: true}
+			case "picker_model":
+				// The list is read before the program runs, so the screen
+				// never depends on when the read ends.
+				msgs = []tea.Msg{historyMsg{}, m.openPicker(pickModel)()}
+			case "picker_sessions":
+				msgs = append([]tea.Msg{historyMsg{}, m.openPicker(pickSessions)()}, typed("flaky")...)
 			}
-			golden.RequireEqual(t, screen(t, m, tc.msgs()...))
+			if tc.msgs != nil {
+				msgs = tc.msgs()
+			}
+			golden.RequireEqual(t, screen(t, m, msgs...))
 		})
 	}
 }
