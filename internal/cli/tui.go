@@ -107,10 +107,24 @@ func tuiDeps(a *app.App, dir string) tui.Deps {
 			_, err := a.Sessions.RunCommand(ctx, id, command)
 			return err
 		},
-		Checkpoints: a.Checkpoints,
-		Models:      catalog.List,
-		Files:       func(ctx context.Context) ([]string, error) { return workspaceFiles(ctx, dir) },
-		Branch:      func() string { return branch },
+		Checkpoints:  a.Checkpoints,
+		Models:       catalog.List,
+		Files:        func(ctx context.Context) ([]string, error) { return workspaceFiles(ctx, dir) },
+		Branch:       func() string { return branch },
+		PendingStats: a.Store.PendingStats,
+		SearchSessions: func(ctx context.Context, query string) ([]store.SessionMatch, string, error) {
+			key, err := session.WorkspaceKey(dir)
+			if err != nil {
+				return nil, "", err
+			}
+			res, err := session.Search(ctx, a.Store, session.SearchOptions{
+				Query: store.SearchQuery{Text: query, Workspace: key}, Embedder: a.Embedder()})
+			if err != nil {
+				return nil, "", err
+			}
+			return res.Sessions, res.Notice, nil
+		},
+		BranchPrompts: a.Sessions.BranchPrompts,
 	}
 }
 

@@ -87,6 +87,7 @@ type fakeSessions struct {
 	recent    []store.Session
 	prompts   []store.Prompt
 	busy      bool
+	branched  []int64
 }
 
 func (f *fakeSessions) Submit(_ context.Context, _ string, in session.PromptInput, whenBusy string) (*session.Submission, error) {
@@ -118,6 +119,7 @@ func (f *fakeSessions) Open(context.Context, string) (*store.Session, error) {
 func (f *fakeSessions) Fork(context.Context, string, int64) (*store.Session, *session.BranchPoint, error) {
 	return nil, nil, errors.New("not in this test")
 }
-func (f *fakeSessions) Branch(context.Context, string, int64) (*session.BranchPoint, error) {
-	return nil, errors.New("not in this test")
+func (f *fakeSessions) Branch(_ context.Context, _ string, seq int64) (*session.BranchPoint, error) {
+	f.branched = append(f.branched, seq)
+	return &session.BranchPoint{}, nil
 }

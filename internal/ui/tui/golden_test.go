@@ -14,6 +14,7 @@ import (
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/models"
+	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
 )
 
@@ -132,7 +133,20 @@ func TestGoldenScreens(t *testing.T) {
 			return Deps{Sessions: &fakeSessions{recent: []store.Session{
 				{ID: "01JD5ZQ8AAAA", Title: "greeting", UpdatedAt: t0},
 				{ID: "01JD5ZQ9BBBB", Title: "fix the flaky test", UpdatedAt: t0.Add(-time.Hour)},
-			}}}
+			}}, PendingStats: func(context.Context) (map[string]store.DiffStats, error) {
+				return map[string]store.DiffStats{"01JD5ZQ9BBBB": {Additions: 12, Deletions: 3, Files: 2}}, nil
+			}}
+		}, nil},
+		{"picker_sessions_search", 90, 20, func() Deps {
+			return Deps{Sessions: &fakeSessions{}, SearchSessions: func(_ context.Context, q string) ([]store.SessionMatch, string, error) {
+				return []store.SessionMatch{{Session: store.Session{ID: "01JD5ZQ9BBBB", Title: "fix the flaky test", UpdatedAt: t0},
+					Hits: []store.EventMatch{{Snippet: "the «retry» loop hid the race"}}}}, "searched by words only: no embedding model is configured", nil
+			}}
+		}, nil},
+		{"picker_branch", 90, 20, func() Deps {
+			return Deps{Sessions: &fakeSessions{}, BranchPrompts: func(context.Context, string) ([]session.PromptRef, error) {
+				return []session.PromptRef{{Seq: 2, Turn: 1, Text: "add a greeting"}, {Seq: 30, Turn: 2, Text: "now explain the change"}}, nil
+			}}
 		}, nil},
 		{"review_panel", 90, 30, nil, func() []tea.Msg { return []tea.Msg{historyMsg{}, reviewFixture()} }},
 		{"review_conflict", 90, 30, nil, func() []tea.Msg {
@@ -160,6 +174,13 @@ func TestGoldenScreens(t *testing.T) {
 				msgs = []tea.Msg{historyMsg{}, m.openPicker(pickModel)()}
 			case "picker_sessions":
 				msgs = append([]tea.Msg{historyMsg{}, m.openPicker(pickSessions)()}, typed("flaky")...)
+			case "picker_sessions_search":
+				m.openPicker(pickSessions)
+				m.picker.load(pickerMsg{kind: pickSessions})
+				m.picker.query = "retry race"
+				msgs = []tea.Msg{historyMsg{}, m.searchSessions(m.picker)()}
+			case "picker_branch":
+				msgs = []tea.Msg{historyMsg{}, m.branchPicker("S1")()}
 			}
 			if tc.msgs != nil {
 				msgs = tc.msgs()

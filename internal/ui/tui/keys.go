@@ -318,6 +318,7 @@ var helpKeys = []struct {
 		{"esc", "cancel the running turn"},
 		{"ctrl+c ctrl+c", "quit"},
 		{"y n e a", "approval: approve, deny (with a reason), edit, always"},
+		{"o o", "approval: run outside the sandbox (confirmed)"},
 	}},
 	{"View", [][2]string{
 		{"ctrl+o", "expand thinking, tool output, sub-agents"},

@@ -10,6 +10,7 @@ import (
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/store"
 )
 
 // answers records approval answers.
@@ -230,5 +231,26 @@ func TestHistoryRecall(t *testing.T) {
 	run(m, tea.KeyPressMsg{Code: tea.KeyDown}, tea.KeyPressMsg{Code: tea.KeyDown})
 	if got := m.input.value(); got != "" {
 		t.Fatalf("↓↓ shows %q, want the draft", got)
+	}
+}
+
+func TestBranchFromAPrompt(t *testing.T) {
+	fs := &fakeSessions{recent: []store.Session{{ID: "S1", Title: "greeting"}}}
+	m := newModel(80, 24, Deps{Sessions: fs, BranchPrompts: func(context.Context, string) ([]session.PromptRef, error) {
+		return []session.PromptRef{{Seq: 2, Turn: 1, Text: "first"}, {Seq: 30, Turn: 2, Text: "second"}}, nil
+	}})
+	run(m, historyMsg{})
+	run(m, append(typed("/sessions"), press("enter"))...)
+	run(m, tea.KeyPressMsg{Code: 'b', Mod: tea.ModCtrl})
+	if m.picker == nil || m.picker.kind != pickBranch || len(m.picker.entries) != 2 {
+		t.Fatalf("ctrl+b opened %+v", m.picker)
+	}
+	// Newest first: ↓ picks the first prompt.
+	run(m, tea.KeyPressMsg{Code: tea.KeyDown}, press("enter"))
+	if len(fs.branched) != 1 || fs.branched[0] != 2 {
+		t.Fatalf("branched at %v, want [2]", fs.branched)
+	}
+	if m.SwitchTo != "S1" {
+		t.Fatalf("after branching the TUI reopens %q, want S1", m.SwitchTo)
 	}
 }

@@ -47,6 +47,13 @@ type Deps struct {
 	Files func(ctx context.Context) ([]string, error)
 	// Branch is the workspace's git branch, for the status line.
 	Branch func() string
+	// PendingStats are the sessions' pending changes (+N −N badges).
+	PendingStats func(ctx context.Context) (map[string]store.DiffStats, error)
+	// SearchSessions searches sessions by words and, with an embedding
+	// model, by meaning (session.Search); notice says how it searched.
+	SearchSessions func(ctx context.Context, query string) (matches []store.SessionMatch, notice string, err error)
+	// BranchPrompts lists a session's prompts, to branch from one.
+	BranchPrompts func(ctx context.Context, id string) ([]session.PromptRef, error)
 }
 
 // SessionInfo is what the status line shows of the session.

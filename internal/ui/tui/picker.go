@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/store"
 )
 
 // Picker kinds.
@@ -16,6 +18,7 @@ const (
 	pickModel = iota
 	pickMode
 	pickSessions
+	pickBranch
 )
 
 // picker is a searchable list: models, modes or sessions.
@@ -28,6 +31,12 @@ type picker struct {
 	sel     int
 	loading bool
 	failed  string
+	help    string
+	notice  string
+	// searched marks a list that came from a search (not filtered again).
+	searched bool
+	// session is the session a branch picker lists the prompts of.
+	session string
 }
 
 // pickEntry is one row: the value chosen, its label and a muted detail.
@@ -37,9 +46,11 @@ type pickEntry struct {
 
 // pickerMsg carries the rows read for a picker.
 type pickerMsg struct {
-	kind    int
-	entries []pickEntry
-	err     error
+	kind     int
+	entries  []pickEntry
+	notice   string
+	searched bool
+	err      error
 }
 
 func (m *Model) openPicker(kind int) tea.Cmd {
@@ -96,8 +107,9 @@ func (m *Model) openPicker(kind int) tea.Cmd {
 			return pickerMsg{kind: kind, entries: es}
 		}
 	case pickSessions:
-		p.title = "Sessions (Enter resumes, ctrl+k forks)"
-		ctx, s, dir := m.ctx, m.deps.Sessions, m.info.Workspace
+		p.title = "Sessions"
+		p.help = "Enter resumes · ctrl+s searches all messages · ctrl+b branches · ctrl+k forks"
+		ctx, s, dir, stats := m.ctx, m.deps.Sessions, m.info.Workspace, m.deps.PendingStats
 		if s == nil {
 			p.load(pickerMsg{kind: kind, err: fmt.Errorf("sessions are not available here")})
 			return nil
@@ -107,15 +119,87 @@ func (m *Model) openPicker(kind int) tea.Cmd {
 			if err != nil {
 				return pickerMsg{kind: kind, err: err}
 			}
+			var badges map[string]store.DiffStats
+			if stats != nil {
+				badges, _ = stats(ctx) // badges are a nicety: a failure leaves them out
+			}
 			var es []pickEntry
 			for _, x := range ss {
-				es = append(es, pickEntry{value: x.ID, label: firstNonEmpty(x.Title, "(untitled)"),
-					detail: x.UpdatedAt.Format("2006-01-02 15:04") + " · " + x.ID[:min(8, len(x.ID))]})
+				es = append(es, sessionEntry(x, badges[x.ID], ""))
 			}
 			return pickerMsg{kind: kind, entries: es}
 		}
 	}
 	return nil
+}
+
+// sessionEntry is a session's row: title, pending +N −N, when, id.
+func sessionEntry(x store.Session, st store.DiffStats, snippet string) pickEntry {
+	d := x.UpdatedAt.Format("2006-01-02 15:04") + " · " + x.ID[:min(8, len(x.ID))]
+	if st.Files > 0 {
+		d = fmt.Sprintf("+%d −%d · ", st.Additions, st.Deletions) + d
+	}
+	if snippet != "" {
+		d += " · " + snippet
+	}
+	return pickEntry{value: x.ID, label: firstNonEmpty(x.Title, "(untitled)"), detail: d}
+}
+
+// searchSessions replaces the list with a search of every session's
+// messages by words and meaning.
+func (m *Model) searchSessions(p *picker) tea.Cmd {
+	if m.deps.SearchSessions == nil || strings.TrimSpace(p.query) == "" {
+		return nil
+	}
+	ctx, search, q := m.ctx, m.deps.SearchSessions, p.query
+	p.loading, p.notice = true, ""
+	return func() tea.Msg {
+		matches, notice, err := search(ctx, q)
+		if err != nil {
+			return pickerMsg{kind: pickSessions, err: err}
+		}
+		var es []pickEntry
+		for _, mt := range matches {
+			snip := ""
+			if len(mt.Hits) > 0 {
+				snip = mt.Hits[0].Snippet
+			}
+			es = append(es, sessionEntry(mt.Session, store.DiffStats{}, snip))
+		}
+		return pickerMsg{kind: pickSessions, entries: es, notice: notice, searched: true}
+	}
+}
+
+// branchPicker lists a session's prompts; Enter branches from the chosen one.
+func (m *Model) branchPicker(id string) tea.Cmd {
+	if m.deps.BranchPrompts == nil {
+		return nil
+	}
+	m.picker = &picker{kind: pickBranch, title: "Branch from which prompt?", loading: true, session: id,
+		help: "the next prompt continues from just before it; the old line stays"}
+	ctx, list := m.ctx, m.deps.BranchPrompts
+	return func() tea.Msg {
+		ps, err := list(ctx, id)
+		if err != nil {
+			return pickerMsg{kind: pickBranch, err: err}
+		}
+		var es []pickEntry
+		for i := len(ps) - 1; i >= 0; i-- {
+			es = append(es, pickEntry{value: fmt.Sprint(ps[i].Seq), label: oneLine(ps[i].Text), detail: fmt.Sprintf("turn %d", ps[i].Turn)})
+		}
+		return pickerMsg{kind: pickBranch, entries: es}
+	}
+}
+
+// branch moves the session's leaf before the prompt at seq and reopens it.
+func (m *Model) branch(id string, seq int64) tea.Cmd {
+	ctx, s := m.ctx, m.deps.Sessions
+	return func() tea.Msg {
+		if _, err := s.Branch(ctx, id, seq); err != nil {
+			return errMsg{err}
+		}
+		return pickedSessionMsg{id}
+	}
 }
 
 func (p *picker) load(msg pickerMsg) {
@@ -127,13 +211,13 @@ func (p *picker) load(msg pickerMsg) {
 		p.failed = msg.err.Error()
 		return
 	}
-	p.entries = msg.entries
+	p.entries, p.notice, p.searched = msg.entries, msg.notice, msg.searched
 	p.filter()
 }
 
 func (p *picker) filter() {
 	p.shown = p.shown[:0]
-	if p.query == "" {
+	if p.query == "" || p.searched {
 		for i := range p.entries {
 			p.shown = append(p.shown, i)
 		}
@@ -167,6 +251,7 @@ func (p *picker) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 		if p.query != "" {
 			r := []rune(p.query)
 			p.query = string(r[:len(r)-1])
+			p.searched = false
 			p.filter()
 		}
 	case "enter":
@@ -174,15 +259,31 @@ func (p *picker) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.picker = nil
+		if p.kind == pickBranch {
+			seq, err := strconv.ParseInt(p.entries[p.shown[p.sel]].value, 10, 64)
+			if err != nil {
+				return nil
+			}
+			return m.branch(p.session, seq)
+		}
 		return m.pick(p.kind, p.entries[p.shown[p.sel]].value)
 	case "ctrl+k":
 		if p.kind == pickSessions && len(p.shown) > 0 {
 			m.picker = nil
 			return m.fork(p.entries[p.shown[p.sel]].value)
 		}
+	case "ctrl+s":
+		if p.kind == pickSessions {
+			return m.searchSessions(p)
+		}
+	case "ctrl+b":
+		if p.kind == pickSessions && len(p.shown) > 0 {
+			return m.branchPicker(p.entries[p.shown[p.sel]].value)
+		}
 	default:
 		if t := msg.Text; t != "" {
 			p.query += t
+			p.searched = false
 			p.filter()
 		}
 	}
@@ -238,8 +339,15 @@ type pickedSessionMsg struct{ id string }
 // lines renders the picker.
 func (p *picker) lines(m *Model, h int) []string {
 	st := m.rnd.st
-	out := []string{st.head.Render(p.title) + st.muted.Render("  type to search · ↑/↓ · Enter picks · Esc closes"),
-		st.accent.Render("search: ") + p.query, ""}
+	out := []string{st.head.Render(p.title) + st.muted.Render("  type to filter · ↑/↓ · Enter picks · Esc closes")}
+	if p.help != "" {
+		out = append(out, st.muted.Render(p.help))
+	}
+	out = append(out, st.accent.Render("search: ")+p.query)
+	if p.notice != "" {
+		out = append(out, st.muted.Render(oneLine(p.notice)))
+	}
+	out = append(out, "")
 	switch {
 	case p.loading:
 		out = append(out, st.muted.Render("  loading…"))
