@@ -81,7 +81,7 @@ func editApproval(id string) event.ApprovalRequested {
 // fakeSessions records what the UI asks of the session service.
 type fakeSessions struct {
 	submitted []string
-	whenBusy  []string
+	whenBusy  []session.WhenBusy
 	aborted   int
 	settings  []event.SessionSettings
 	recent    []store.Session
@@ -90,7 +90,7 @@ type fakeSessions struct {
 	branched  []int64
 }
 
-func (f *fakeSessions) Submit(_ context.Context, _ string, in session.PromptInput, whenBusy string) (*session.Submission, error) {
+func (f *fakeSessions) Submit(_ context.Context, _ string, in session.PromptInput, whenBusy session.WhenBusy) (*session.Submission, error) {
 	f.submitted = append(f.submitted, in.Text)
 	f.whenBusy = append(f.whenBusy, whenBusy)
 	if f.busy {

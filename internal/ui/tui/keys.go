@@ -143,7 +143,7 @@ func (m *Model) cancel() tea.Cmd {
 
 // submit sends the input: a local /command, a !command, or a prompt
 // (steering the running turn, or queued as a follow-up, while busy).
-func (m *Model) submit(whenBusy string) tea.Cmd {
+func (m *Model) submit(whenBusy session.WhenBusy) tea.Cmd {
 	text := strings.TrimSpace(m.input.value())
 	if text == "" {
 		return nil
@@ -202,7 +202,7 @@ func (m *Model) runLocal(name string) tea.Cmd {
 
 // send submits a prompt to the session service and runs its turn in a
 // command; the turn's events arrive through the subscription.
-func (m *Model) send(text, whenBusy string) tea.Cmd {
+func (m *Model) send(text string, whenBusy session.WhenBusy) tea.Cmd {
 	if m.deps.Sessions == nil {
 		return nil
 	}

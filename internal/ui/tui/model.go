@@ -17,7 +17,7 @@ import (
 
 // Sessions is what the TUI asks of the session service (*session.Service).
 type Sessions interface {
-	Submit(ctx context.Context, id string, in session.PromptInput, whenBusy string) (*session.Submission, error)
+	Submit(ctx context.Context, id string, in session.PromptInput, whenBusy session.WhenBusy) (*session.Submission, error)
 	Abort(id string) bool
 	Prompts(ctx context.Context, dir, query string, limit int) ([]store.Prompt, error)
 	Recent(ctx context.Context, dir string, limit int) ([]store.Session, error)
