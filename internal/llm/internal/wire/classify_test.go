@@ -63,3 +63,35 @@ func TestSplitArguments(t *testing.T) {
 		t.Error("NormalizeFormat")
 	}
 }
+
+func TestNestedError(t *testing.T) {
+	for _, tc := range []struct {
+		in, msg, typ string
+		ok           bool
+	}{
+		{`{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5000,"n_ctx":4096}}`,
+			"the request exceeds the available context size, try increasing it", "exceed_context_size_error", true},
+		{`{"error":"boom"}`, "boom", "", true},
+		{`{"message":"m","type":"t"}`, "m", "t", true},
+		{`model 'x' not found`, "", "", false},
+		{`{"error":{}}`, "", "", false},
+		{`{broken`, "", "", false},
+	} {
+		se, ok := NestedError(tc.in)
+		if ok != tc.ok || se.Message != tc.msg || se.Type != tc.typ {
+			t.Errorf("NestedError(%q) = %+v, %v", tc.in, se, ok)
+		}
+	}
+}
+
+func FuzzNestedError(f *testing.F) {
+	f.Add(`{"error":{"code":400,"message":"m","type":"exceed_context_size_error"}}`)
+	f.Add(`{"error":"text"}`)
+	f.Add(`plain text`)
+	f.Fuzz(func(t *testing.T, s string) {
+		se, ok := NestedError(s)
+		if ok && se.Message == "" {
+			t.Errorf("NestedError(%q) reported an error without a message", s)
+		}
+	})
+}
