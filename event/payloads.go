@@ -1,7 +1,5 @@
 package event
 
-import "encoding/json"
-
 // The event types. Durable unless marked ephemeral.
 const (
 	TypeTurnStarted         Type = "turn_started"
@@ -465,51 +463,4 @@ type Warning struct {
 // Status is a transient spinner line ("Writing main.go…") (ephemeral).
 type Status struct {
 	Text string `json:"text"`
-}
-
-// EventType implementations.
-
-func (TurnStarted) EventType() Type         { return TypeTurnStarted }
-func (TurnFinished) EventType() Type        { return TypeTurnFinished }
-func (UserMessage) EventType() Type         { return TypeUserMessage }
-func (TextDelta) EventType() Type           { return TypeTextDelta }
-func (ThinkingDelta) EventType() Type       { return TypeThinkingDelta }
-func (ThinkingBlock) EventType() Type       { return TypeThinkingBlock }
-func (AssistantMessage) EventType() Type    { return TypeAssistantMessage }
-func (ToolResult) EventType() Type          { return TypeToolResult }
-func (ControlMessage) EventType() Type      { return TypeControlMessage }
-func (FinalMessage) EventType() Type        { return TypeFinalMessage }
-func (Compaction) EventType() Type          { return TypeCompaction }
-func (ProgressGroupStart) EventType() Type  { return TypeProgressGroupStart }
-func (ToolAction) EventType() Type          { return TypeToolAction }
-func (ToolOutput) EventType() Type          { return TypeToolOutput }
-func (ProgressGroupFinish) EventType() Type { return TypeProgressGroupFinish }
-func (SubagentThinking) EventType() Type    { return TypeSubagentThinking }
-func (ApprovalRequested) EventType() Type   { return TypeApprovalRequested }
-func (ApprovalResolved) EventType() Type    { return TypeApprovalResolved }
-func (FilesChanged) EventType() Type        { return TypeFilesChanged }
-func (FileChangeResult) EventType() Type    { return TypeFileChangeResult }
-func (KeepUndoResult) EventType() Type      { return TypeKeepUndoResult }
-func (TokenUsage) EventType() Type          { return TypeTokenUsage }
-func (TitleChanged) EventType() Type        { return TypeTitleChanged }
-func (SessionSettings) EventType() Type     { return TypeSessionSettings }
-func (Error) EventType() Type               { return TypeError }
-func (Warning) EventType() Type             { return TypeWarning }
-func (Status) EventType() Type              { return TypeStatus }
-
-// ToolCall is one function call requested by the model (llm.ToolCall is
-// this type).
-type ToolCall struct {
-	// ID identifies the call. Ollama may omit it; the agent then assigns one
-	// so that OpenAI-compatible servers can pair results with calls.
-	ID string `json:"id,omitempty"`
-	// Index is the call's position in the model's output, when the server
-	// reports it.
-	Index int    `json:"index,omitempty"`
-	Name  string `json:"name"`
-	// Arguments is the call's arguments as a JSON object. It is nil when the
-	// server sent arguments that are not a JSON object; RawArguments then
-	// holds them verbatim so the agent can report the problem to the model.
-	Arguments    json.RawMessage `json:"arguments,omitempty"`
-	RawArguments string          `json:"rawArguments,omitempty"`
 }

@@ -68,3 +68,32 @@ var order = []Type{
 	TypeFileChangeResult, TypeKeepUndoResult, TypeTokenUsage, TypeTitleChanged,
 	TypeSessionSettings, TypeError, TypeWarning, TypeStatus, TypeTurnFinished,
 }
+
+// EventType implementations.
+func (TurnStarted) EventType() Type         { return TypeTurnStarted }
+func (TurnFinished) EventType() Type        { return TypeTurnFinished }
+func (UserMessage) EventType() Type         { return TypeUserMessage }
+func (TextDelta) EventType() Type           { return TypeTextDelta }
+func (ThinkingDelta) EventType() Type       { return TypeThinkingDelta }
+func (ThinkingBlock) EventType() Type       { return TypeThinkingBlock }
+func (AssistantMessage) EventType() Type    { return TypeAssistantMessage }
+func (ToolResult) EventType() Type          { return TypeToolResult }
+func (ControlMessage) EventType() Type      { return TypeControlMessage }
+func (FinalMessage) EventType() Type        { return TypeFinalMessage }
+func (Compaction) EventType() Type          { return TypeCompaction }
+func (ProgressGroupStart) EventType() Type  { return TypeProgressGroupStart }
+func (ToolAction) EventType() Type          { return TypeToolAction }
+func (ToolOutput) EventType() Type          { return TypeToolOutput }
+func (ProgressGroupFinish) EventType() Type { return TypeProgressGroupFinish }
+func (SubagentThinking) EventType() Type    { return TypeSubagentThinking }
+func (ApprovalRequested) EventType() Type   { return TypeApprovalRequested }
+func (ApprovalResolved) EventType() Type    { return TypeApprovalResolved }
+func (FilesChanged) EventType() Type        { return TypeFilesChanged }
+func (FileChangeResult) EventType() Type    { return TypeFileChangeResult }
+func (KeepUndoResult) EventType() Type      { return TypeKeepUndoResult }
+func (TokenUsage) EventType() Type          { return TypeTokenUsage }
+func (TitleChanged) EventType() Type        { return TypeTitleChanged }
+func (SessionSettings) EventType() Type     { return TypeSessionSettings }
+func (Error) EventType() Type               { return TypeError }
+func (Warning) EventType() Type             { return TypeWarning }
+func (Status) EventType() Type              { return TypeStatus }

@@ -90,14 +90,7 @@ func (m *piMapper) Map(ev event.Event) []any {
 	var out emitter
 	ts := ev.At.UnixMilli()
 	if p, ok := ev.Data.(event.TurnStarted); ok {
-		if m.run != nil && !m.run.skip {
-			m.endRun(&out, "")
-		}
-		m.run = &piRun{turn: ev.Turn, skip: p.Mode == "bash" && !m.commands}
-		m.run.resetTurn()
-		if !m.run.skip {
-			out.add(rpcproto.PiAgentStartEvent{Type: rpcproto.PiAgentStart})
-		}
+		m.startRun(&out, ev.Turn, p)
 		return out
 	}
 	r := m.run
@@ -166,6 +159,19 @@ func (m *piMapper) Map(ev event.Event) []any {
 		m.endRun(&out, reason)
 	}
 	return out
+}
+
+// startRun opens a pi agent run for an olly turn, ending one left open; a
+// person's command (mode bash) is skipped unless commands are mapped.
+func (m *piMapper) startRun(out *emitter, turn int, p event.TurnStarted) {
+	if m.run != nil && !m.run.skip {
+		m.endRun(out, "")
+	}
+	m.run = &piRun{turn: turn, skip: p.Mode == "bash" && !m.commands}
+	m.run.resetTurn()
+	if !m.run.skip {
+		out.add(rpcproto.PiAgentStartEvent{Type: rpcproto.PiAgentStart})
+	}
 }
 
 func (r *piRun) resetTurn() {
