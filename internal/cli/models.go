@@ -4,32 +4,41 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/olly-agent/olly/internal/config"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/models"
+	"github.com/olly-agent/olly/internal/store"
 )
 
 type modelsOptions struct {
 	IO       *IOStreams
 	Provider func() (llm.Provider, error)
+	Store    func(context.Context) (*store.Store, error)
+	Config   func() (*config.Config, error)
 	JSON     bool
 }
 
 func newModelsCmd(f *Factory) *cobra.Command {
-	opts := &modelsOptions{IO: f.IO, Provider: f.Provider}
+	opts := &modelsOptions{IO: f.IO, Provider: f.Provider, Store: f.Store, Config: f.settings}
 	cmd := &cobra.Command{
 		Use:   "models",
 		Short: "List the server's models with their capabilities and context length",
-		Args:  cobra.NoArgs,
+		Long: `List the server's models with their capabilities, context length and the window olly
+will request (the per-model cap if set, else agent.maxContextWindow, never more than the model's own
+length). Every listing is recorded, so with the server down olly shows the last list, marked cached.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runModels(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print one JSON array")
+	cmd.AddCommand(newModelsEnableCmd(opts, true), newModelsEnableCmd(opts, false), newModelsSetCmd(opts))
 	return cmd
 }
 
@@ -43,31 +52,63 @@ type modelJSON struct {
 	ContextLength     int              `json:"contextLength,omitempty"`
 	Capabilities      llm.Capabilities `json:"capabilities"`
 	Running           bool             `json:"running,omitempty"`
-	Error             string           `json:"error,omitempty"`
+	Enabled           bool             `json:"enabled"`
+	// NumCtxCap is the per-model cap (olly models set NAME --context N).
+	NumCtxCap int `json:"numCtxCap,omitempty"`
+	// NumCtx is the window olly sends: min(contextLength, numCtxCap if set,
+	// else agent.maxContextWindow).
+	NumCtx int `json:"numCtx"`
+	// NumCtxFrom says which of the three decided NumCtx: "model", "cap" or
+	// "agent.maxContextWindow".
+	NumCtxFrom string `json:"numCtxFrom"`
+	Cached     bool   `json:"cached,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+// numCtx is the window olly requests for a model, and what decided it. It
+// is the agent's rule (internal/agent Config.numCtx): the per-model cap
+// takes precedence over agent.maxContextWindow, and neither raises the
+// window past the model's own length.
+func numCtx(m models.Model, cfg *config.Config) (int, string) {
+	own := m.ContextLength
+	if own <= 0 {
+		own = cfg.ContextWindow
+	}
+	limit, from := cfg.Agent.MaxContextWindow, "agent.maxContextWindow"
+	if m.NumCtxCap > 0 {
+		limit, from = m.NumCtxCap, "cap"
+	}
+	if own <= limit {
+		return own, "model"
+	}
+	return limit, from
 }
 
 func runModels(ctx context.Context, opts *modelsOptions) error {
+	cfg, err := opts.Config()
+	if err != nil {
+		return err
+	}
 	p, err := opts.Provider()
 	if err != nil {
 		return err
 	}
-	list, err := models.NewCatalog(p).List(ctx)
+	st, err := opts.Store(ctx)
 	if err != nil {
 		return err
 	}
-	if opts.JSON {
-		out := make([]modelJSON, 0, len(list))
-		for _, m := range list {
-			j := modelJSON{Name: m.Name, Size: m.Size, Family: m.Family, ParameterSize: m.ParameterSize,
-				QuantizationLevel: m.QuantizationLevel, ContextLength: m.ContextLength, Capabilities: m.Capabilities, Running: m.Running}
-			if m.Err != nil {
-				j.Error = m.Err.Error()
-			}
-			out = append(out, j)
+	list, offline, err := models.NewCatalog(p).WithCache(st).ListOrCached(ctx)
+	if err != nil {
+		return err
+	}
+	if offline != nil {
+		if len(list) == 0 {
+			return offline
 		}
-		enc := json.NewEncoder(opts.IO.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		fmt.Fprintf(opts.IO.ErrOut, "olly: %v\nolly: showing the models cached when the server was last reached\n", offline)
+	}
+	if opts.JSON {
+		return writeModelsJSON(opts.IO, list, cfg)
 	}
 	if len(list) == 0 {
 		fmt.Fprintf(opts.IO.ErrOut, "No models are installed on %s.", p.BaseURL())
@@ -78,11 +119,16 @@ func runModels(ctx context.Context, opts *modelsOptions) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSIZE\tFAMILY\tPARAMS\tQUANT\tCONTEXT\tCAPABILITIES")
+	fmt.Fprintln(tw, "NAME\tSIZE\tFAMILY\tPARAMS\tQUANT\tCONTEXT\tNUM_CTX\tCAPABILITIES")
 	for _, m := range list {
 		ctxLen := "-"
 		if m.ContextLength > 0 {
 			ctxLen = fmt.Sprint(m.ContextLength)
+		}
+		n, from := numCtx(m, cfg)
+		use := fmt.Sprint(n)
+		if from == "cap" {
+			use += " (cap)"
 		}
 		caps := capabilityWords(m.Capabilities)
 		if m.Err != nil {
@@ -91,9 +137,151 @@ func runModels(ctx context.Context, opts *modelsOptions) error {
 		if m.Running {
 			caps += "  [loaded]"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, humanSize(m.Size), dash(m.Family), dash(m.ParameterSize), dash(m.QuantizationLevel), ctxLen, caps)
+		if !m.Enabled {
+			caps += "  [disabled]"
+		}
+		if m.Cached {
+			caps += "  [cached]"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, humanSize(m.Size), dash(m.Family), dash(m.ParameterSize), dash(m.QuantizationLevel), ctxLen, use, caps)
 	}
 	return tw.Flush()
+}
+
+func writeModelsJSON(io *IOStreams, list []models.Model, cfg *config.Config) error {
+	out := make([]modelJSON, 0, len(list))
+	for _, m := range list {
+		j := modelJSON{Name: m.Name, Size: m.Size, Family: m.Family, ParameterSize: m.ParameterSize,
+			QuantizationLevel: m.QuantizationLevel, ContextLength: m.ContextLength, Capabilities: m.Capabilities,
+			Running: m.Running, Enabled: m.Enabled, NumCtxCap: m.NumCtxCap, Cached: m.Cached}
+		j.NumCtx, j.NumCtxFrom = numCtx(m, cfg)
+		if m.Err != nil {
+			j.Error = m.Err.Error()
+		}
+		out = append(out, j)
+	}
+	enc := json.NewEncoder(io.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// newModelsEnableCmd is `olly models enable|disable NAME…|--all`.
+func newModelsEnableCmd(opts *modelsOptions, enable bool) *cobra.Command {
+	verb, short := "enable", "Offer models again in pickers and automatic choice"
+	if !enable {
+		verb, short = "disable", "Never pick or offer these models (their settings are kept)"
+	}
+	var all bool
+	cmd := &cobra.Command{
+		Use:   verb + " NAME…|--all",
+		Short: short,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if all == (len(args) > 0) {
+				return usageError("name the models to %s, or pass --all", verb)
+			}
+			return runModelsEnable(cmd.Context(), opts, args, all, enable)
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "every cached model")
+	return cmd
+}
+
+func runModelsEnable(ctx context.Context, opts *modelsOptions, names []string, all, enable bool) error {
+	st, err := opts.Store(ctx)
+	if err != nil {
+		return err
+	}
+	known, err := knownModels(ctx, opts, st)
+	if err != nil {
+		return err
+	}
+	if all {
+		names = names[:0]
+		for n := range known {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+	}
+	for _, n := range names {
+		name, ok := resolveModelName(known, n)
+		if !ok {
+			return usageError("no model %q on the server or in the cache (`olly models` lists them)", n)
+		}
+		if err := st.SetModelEnabled(ctx, name, enable); err != nil {
+			return err
+		}
+		fmt.Fprintf(opts.IO.ErrOut, "%s: %sd\n", name, map[bool]string{true: "enable", false: "disable"}[enable])
+	}
+	return nil
+}
+
+// newModelsSetCmd is `olly models set NAME --context N`.
+func newModelsSetCmd(opts *modelsOptions) *cobra.Command {
+	var ctxCap int
+	cmd := &cobra.Command{
+		Use:   "set NAME --context N",
+		Short: "Cap the context window olly requests for one model (0 removes the cap)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("context") {
+				return usageError("say what to set: --context N (tokens; 0 removes the cap)")
+			}
+			if ctxCap < 0 || (ctxCap > 0 && ctxCap < 512) || ctxCap > 1<<20 {
+				return usageError("--context %d: expected 0 (no cap) or a window from 512 to %d tokens", ctxCap, 1<<20)
+			}
+			st, err := opts.Store(cmd.Context())
+			if err != nil {
+				return err
+			}
+			known, err := knownModels(cmd.Context(), opts, st)
+			if err != nil {
+				return err
+			}
+			name, ok := resolveModelName(known, args[0])
+			if !ok {
+				return usageError("no model %q on the server or in the cache (`olly models` lists them)", args[0])
+			}
+			if err := st.SetModelContextCap(cmd.Context(), name, ctxCap); err != nil {
+				return err
+			}
+			if ctxCap == 0 {
+				fmt.Fprintf(opts.IO.ErrOut, "%s: context cap removed (agent.maxContextWindow applies)\n", name)
+			} else {
+				fmt.Fprintf(opts.IO.ErrOut, "%s: olly will request at most %d tokens of context (it takes precedence over agent.maxContextWindow)\n", name, ctxCap)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&ctxCap, "context", 0, "the cap in tokens; 0 removes it")
+	return cmd
+}
+
+// knownModels refreshes the cache from the server when it answers and
+// returns every model it knows of, by name.
+func knownModels(ctx context.Context, opts *modelsOptions, st *store.Store) (map[string]bool, error) {
+	if p, err := opts.Provider(); err == nil {
+		_, _, _ = models.NewCatalog(p).WithCache(st).ListOrCached(ctx)
+	}
+	cached, err := st.Models(ctx)
+	if err != nil {
+		return nil, err
+	}
+	known := make(map[string]bool, len(cached))
+	for _, m := range cached {
+		known[m.Name] = true
+	}
+	return known, nil
+}
+
+// resolveModelName accepts a name with or without Ollama's ":latest".
+func resolveModelName(known map[string]bool, name string) (string, bool) {
+	if known[name] {
+		return name, true
+	}
+	if !strings.Contains(name, ":") && known[name+":latest"] {
+		return name + ":latest", true
+	}
+	return "", false
 }
 
 // capabilityWords renders capabilities as the words people use.

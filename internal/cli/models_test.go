@@ -66,3 +66,62 @@ func TestModelsEmptyServerSaysWhatToRun(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// TestModelsCacheAndChoices: `olly models` records what it lists; with the
+// server down it shows that list, marked cached; disable hides a model from
+// automatic choice and pickers; set --context caps the window sent.
+func TestModelsCacheAndChoices(t *testing.T) {
+	e := newPrintEnv(t)
+	e.srv.AddModel("tiny:1b", llmtest.Caps("completion", "tools"), llmtest.ContextLength(131072))
+	code, out, errOut := e.run(t, "models")
+	if code != 0 || !strings.Contains(out, "tiny:1b") || !strings.Contains(out, "NUM_CTX") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, _, errOut := e.run(t, "models", "disable", "tiny:1b"); code != 0 {
+		t.Fatalf("disable: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := e.run(t, "models", "disable", "nope"); code != ExitUsage || !strings.Contains(errOut, "no model \"nope\"") {
+		t.Fatalf("disable of an unknown model: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := e.run(t, "models", "set", "qwen3:8b", "--context", "8192"); code != 0 || !strings.Contains(errOut, "8192") {
+		t.Fatalf("set --context: exit %d: %s", code, errOut)
+	}
+	code, out, _ = e.run(t, "models", "--json")
+	var got []modelJSON
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil {
+		t.Fatalf("exit %d, %v\n%s", code, err, out)
+	}
+	byName := map[string]modelJSON{}
+	for _, m := range got {
+		byName[m.Name] = m
+	}
+	if m := byName["tiny:1b"]; m.Enabled || m.NumCtx != 65536 || m.NumCtxFrom != "agent.maxContextWindow" {
+		t.Errorf("tiny:1b = %+v: disabled, window capped by agent.maxContextWindow", m)
+	}
+	if m := byName["qwen3:8b"]; !m.Enabled || m.NumCtxCap != 8192 || m.NumCtx != 8192 || m.NumCtxFrom != "cap" {
+		t.Errorf("qwen3:8b = %+v: the per-model cap decides", m)
+	}
+
+	// The cap is what the agent sends.
+	e.script(llmtest.Reply(llmtest.Text("Hello. [TASK_COMPLETE]")))
+	if code, out, errOut := e.runWith(t, "", nil, "-p", "--model", "qwen3:8b", "say hello"); code != 0 {
+		t.Fatalf("print: exit %d\n%s\n%s", code, out, errOut)
+	}
+	sent := false
+	for _, r := range e.srv.Requests() {
+		if strings.Contains(r.Path, "/api/chat") && strings.Contains(string(r.Body), `"num_ctx":8192`) {
+			sent = true
+		}
+	}
+	if !sent {
+		t.Error("no chat request carried num_ctx 8192")
+	}
+
+	// The server goes down: the cached list, marked as such.
+	e.srv.Close()
+	code, out, errOut = e.run(t, "models")
+	if code != 0 || !strings.Contains(out, "qwen3:8b") || !strings.Contains(out, "[cached]") || !strings.Contains(out, "[disabled]") ||
+		!strings.Contains(errOut, "cached when the server was last reached") {
+		t.Fatalf("offline: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+}

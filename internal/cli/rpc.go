@@ -115,6 +115,7 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 	if p, err := app.NewProviderWithRetry(a.Config, llm.RetryPolicy{}); err == nil {
 		catalog = models.NewCatalog(p)
 	}
+	catalog.WithCache(a.Store) // listings fill the models table; disabled models are not picked
 	sess, warnings, err := rpcSession(ctx, a, catalog, popts, dir)
 	if err != nil {
 		return err

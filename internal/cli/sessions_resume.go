@@ -128,7 +128,7 @@ func printSession(ctx context.Context, f *Factory, a *app.App, opts *printOption
 
 // pickModel checks the configured agent model, or picks one and says which.
 func pickModel(ctx context.Context, f *Factory, a *app.App, configured string) (string, error) {
-	choice, err := models.NewCatalog(a.Provider).PickAgent(ctx, configured)
+	choice, err := models.NewCatalog(a.Provider).WithCache(a.Store).PickAgent(ctx, configured)
 	if err != nil {
 		return "", &ExitError{Code: ExitFailure, Err: err}
 	}

@@ -6,12 +6,14 @@ package models
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/store"
 )
 
 // showConcurrency bounds the parallel /api/show calls: one per model is
@@ -22,13 +24,29 @@ const showConcurrency = 4
 // Catalog lists models and caches their details for its lifetime.
 type Catalog struct {
 	p       llm.Provider
+	cache   Cache
 	mu      sync.Mutex
 	details map[string]*llm.ModelDetails
+}
+
+// Cache is where the catalog records what the server offers and reads the
+// person's choices for each model: the store's models table.
+type Cache interface {
+	RefreshModels(ctx context.Context, models []store.ModelInfo) error
+	Models(ctx context.Context) ([]store.Model, error)
 }
 
 // NewCatalog returns a catalog over p.
 func NewCatalog(p llm.Provider) *Catalog {
 	return &Catalog{p: p, details: map[string]*llm.ModelDetails{}}
+}
+
+// WithCache makes every listing refresh c, lets the person's choices
+// (enabled, context cap) annotate the list, and serves the cached list when
+// the server cannot be reached.
+func (c *Catalog) WithCache(cache Cache) *Catalog {
+	c.cache = cache
+	return c
 }
 
 // Model is an installed model with what the server says about it. Err is
@@ -37,6 +55,15 @@ type Model struct {
 	llm.ModelDetails
 	Running bool  `json:"running,omitempty"`
 	Err     error `json:"-"`
+	// Enabled is false for a model the person disabled: never picked
+	// automatically, nor offered in pickers. True without a cache.
+	Enabled bool `json:"enabled"`
+	// NumCtxCap is the person's cap on the context window sent for this
+	// model (0: none); it takes precedence over agent.maxContextWindow.
+	NumCtxCap int `json:"numCtxCap,omitempty"`
+	// Cached is set when the list came from the cache because the server
+	// could not be reached.
+	Cached bool `json:"cached,omitempty"`
 }
 
 // Details returns what the server says about one model, cached.
@@ -58,8 +85,72 @@ func (c *Catalog) Details(ctx context.Context, name string) (*llm.ModelDetails, 
 }
 
 // List returns every installed model with its details, in the server's
-// order (Ollama: most recently modified first).
+// order (Ollama: most recently modified first). With a cache, the list is
+// recorded there (models the server no longer has are marked not
+// installed) and annotated with the person's choices.
 func (c *Catalog) List(ctx context.Context) ([]Model, error) {
+	out, err := c.fetch(ctx)
+	if err != nil || c.cache == nil {
+		return out, err
+	}
+	if err := c.cache.RefreshModels(ctx, cacheInfos(out)); err != nil {
+		return out, fmt.Errorf("record the model list: %w", err)
+	}
+	choices, err := c.cache.Models(ctx)
+	if err != nil {
+		return out, err
+	}
+	byName := make(map[string]store.Model, len(choices))
+	for _, m := range choices {
+		byName[m.Name] = m
+	}
+	for i := range out {
+		if m, ok := byName[out[i].Name]; ok {
+			out[i].Enabled, out[i].NumCtxCap = m.Enabled, m.NumCtxCap
+		}
+	}
+	return out, nil
+}
+
+// ListOrCached is List, falling back to the cached list when the server
+// cannot be reached: offline then says why, and every model is Cached.
+func (c *Catalog) ListOrCached(ctx context.Context) (list []Model, offline error, err error) {
+	list, err = c.List(ctx)
+	if err == nil || c.cache == nil || ctx.Err() != nil {
+		return list, nil, err
+	}
+	cached, cerr := c.cache.Models(ctx)
+	if cerr != nil {
+		return nil, nil, err
+	}
+	list = list[:0]
+	for _, m := range cached {
+		if !m.Installed {
+			continue
+		}
+		var caps llm.Capabilities
+		_ = json.Unmarshal(m.Capabilities, &caps)
+		d := llm.ModelDetails{ModelInfo: llm.ModelInfo{Name: m.Name, Size: m.Size, Family: m.Family, QuantizationLevel: m.Quantization},
+			Capabilities: caps, ContextLength: m.ContextLength}
+		list = append(list, Model{ModelDetails: d, Enabled: m.Enabled, NumCtxCap: m.NumCtxCap, Cached: true})
+	}
+	return list, err, nil
+}
+
+// cacheInfos is what the cache keeps of a listing. A model whose details
+// failed is recorded with what the listing said.
+func cacheInfos(list []Model) []store.ModelInfo {
+	out := make([]store.ModelInfo, 0, len(list))
+	for _, m := range list {
+		caps, _ := json.Marshal(m.Capabilities)
+		out = append(out, store.ModelInfo{Name: m.Name, Size: m.Size, Family: m.Family,
+			Quantization: m.QuantizationLevel, Capabilities: caps, ContextLength: m.ContextLength})
+	}
+	return out
+}
+
+// fetch lists the server's models with their details.
+func (c *Catalog) fetch(ctx context.Context) ([]Model, error) {
 	infos, err := c.p.ListModels(ctx)
 	if err != nil {
 		return nil, err
@@ -74,7 +165,7 @@ func (c *Catalog) List(ctx context.Context) ([]Model, error) {
 	sem := make(chan struct{}, showConcurrency)
 	var wg sync.WaitGroup
 	for i, info := range infos {
-		out[i] = Model{ModelDetails: llm.ModelDetails{ModelInfo: info}, Running: running[info.Name]}
+		out[i] = Model{ModelDetails: llm.ModelDetails{ModelInfo: info}, Running: running[info.Name], Enabled: true}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -142,8 +233,8 @@ func (e *ErrNoToolModel) Error() string {
 }
 
 // PickAgent returns the model for agent work: the configured one if set
-// (checked to exist), otherwise an installed model that can call tools —
-// one already loaded first (it answers at once), then one whose name says it
+// (checked to exist), otherwise an installed, enabled model that can call
+// tools — one already loaded first (it answers at once), then one whose name says it
 // is for code, then the server's order.
 func (c *Catalog) PickAgent(ctx context.Context, configured string) (Choice, error) {
 	if configured != "" {
@@ -161,7 +252,7 @@ func (c *Catalog) PickAgent(ctx context.Context, configured string) (Choice, err
 	var names []string
 	for _, m := range list {
 		names = append(names, m.Name)
-		if m.Err == nil && m.Capabilities.Tools && !m.Capabilities.Embedding {
+		if m.Err == nil && m.Enabled && m.Capabilities.Tools && !m.Capabilities.Embedding {
 			candidates = append(candidates, m)
 		}
 	}

@@ -170,6 +170,9 @@ func runGetModels(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rp
 	}
 	out := rpcproto.ModelsResult{Models: []rpcproto.PiModel{}}
 	for _, m := range list {
+		if !m.Enabled {
+			continue // the person disabled it (olly models disable): never offered
+		}
 		out.Models = append(out.Models, s.piModel(m.ModelDetails, m.Running))
 	}
 	return out, nil
