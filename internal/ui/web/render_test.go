@@ -1,9 +1,10 @@
 package web
 
 import (
-	"regexp"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/timeline"
@@ -64,19 +65,45 @@ func TestRenderItem(t *testing.T) {
 	}
 }
 
-// dangerous matches what must never come out of model text: script
-// elements, event handler attributes, script URLs, inline styles.
-var dangerous = regexp.MustCompile(`(?i)<\s*(script|iframe|object|embed|style|form|input|img)|\son[a-z]+\s*=|javascript:|\sstyle\s*=`)
+// unsafe returns what must never come out of model text — a script,
+// frame, object, form, image or style element, an event handler or style
+// attribute, a javascript: link — read from the HTML's tags (the words
+// themselves may appear as text).
+func unsafe(out string) string {
+	z := html.NewTokenizer(strings.NewReader(out))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return ""
+		case html.StartTagToken, html.SelfClosingTagToken:
+			name, more := z.TagName()
+			switch string(name) {
+			case "script", "iframe", "object", "embed", "style", "form", "input", "img", "link", "meta", "base":
+				return "<" + string(name) + ">"
+			}
+			for more {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				key, val := string(k), strings.ToLower(strings.TrimSpace(string(v)))
+				if strings.HasPrefix(key, "on") || key == "style" ||
+					((key == "href" || key == "src") && strings.HasPrefix(strings.Join(strings.Fields(val), ""), "javascript:")) {
+					return key + "=" + string(v)
+				}
+			}
+		}
+	}
+}
 
 func FuzzMarkdown(f *testing.F) {
 	for _, s := range []string{"**x**", "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "[a](javascript:alert(1))",
-		"```html\n<script>x</script>\n```", "<div style=\"x\">y</div>", "<a href=\"x\" onclick=\"y\">z</a>", "`<b>`"} {
+		"```html\n<script>x</script>\n```", "<div style=\"x\">y</div>", "<a href=\"x\" onclick=\"y\">z</a>", "`<b>`",
+		"[x]( JaVaScRiPt:alert(1))", "<https://example.com/?a=<b>>"} {
 		f.Add(s)
 	}
 	md := newMarkdown()
 	f.Fuzz(func(t *testing.T, s string) {
 		out := md.Render(s)
-		if m := dangerous.FindString(out); m != "" {
+		if m := unsafe(out); m != "" {
 			t.Fatalf("Render(%q) kept %q:\n%s", s, m, out)
 		}
 	})
