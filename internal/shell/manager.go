@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/olly-agent/olly/internal/sandbox"
 )
 
 // wrapperScript is the bash program that runs each command; see its
@@ -61,6 +63,19 @@ type ManagerOptions struct {
 	Limits Limits
 	// LiveInterval is the least time between two OnOutput calls.
 	LiveInterval time.Duration
+	// Sandbox confines commands (nil or inactive: nothing does).
+	// SandboxSpec is the template of each command's policy: the build
+	// caches to let it write (the workspace roots are added), the
+	// protected paths and the network setting; each shell adds its own
+	// folders (state, TMPDIR) and RunOptions.Policy picks the policy.
+	Sandbox     *sandbox.Sandbox
+	SandboxSpec sandbox.Spec
+	// EnvPolicy drops secrets from Env before any command sees it.
+	EnvPolicy EnvPolicy
+	// RunDir, when set, is where each session's running process groups
+	// are recorded, so that the next olly to open the session ends what a
+	// crashed one left running (see docs/shell.md).
+	RunDir string
 }
 
 // Manager owns the shells of all sessions. It is safe for concurrent use.
@@ -73,6 +88,8 @@ type Manager struct {
 	ownArtifact bool
 	baseEnv     []string
 	shlvl       string
+	boot        string // this boot's id, for RunDir records
+	selfStart   uint64 // olly's own start time, for RunDir records
 
 	mu      sync.Mutex
 	shells  map[string]*Shell
@@ -103,7 +120,13 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 			m.shlvl = v
 		}
 	}
-	m.baseEnv = cleanEnv(env)
+	m.baseEnv = opts.EnvPolicy.filter(cleanEnv(env))
+	if opts.RunDir != "" {
+		if err := os.MkdirAll(opts.RunDir, 0o700); err != nil {
+			return nil, fmt.Errorf("shell: create %s: %w", opts.RunDir, err)
+		}
+		m.boot, m.selfStart = bootID(), procStart(os.Getpid())
+	}
 	if m.stateDir, err = makeStateDir(); err != nil {
 		return nil, err
 	}

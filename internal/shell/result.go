@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/olly-agent/olly/internal/sandbox"
 )
 
 // Result is what one command did. A command that failed, timed out or was
@@ -57,6 +59,11 @@ type Result struct {
 	Rejected string
 	// Notes are other things the model should know, one sentence each.
 	Notes []string
+	// Policy is the sandbox the command ran in (Unsandboxed when nothing
+	// confined it), and Refused what the sandbox probably refused, read
+	// from the command's error messages.
+	Policy  sandbox.Policy
+	Refused []sandbox.Refusal
 }
 
 // Text renders the result for the model: the output, then one bracketed

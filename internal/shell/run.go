@@ -8,6 +8,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/olly-agent/olly/internal/sandbox"
 )
 
 // run is one command in flight.
@@ -22,7 +24,8 @@ type run struct {
 	capture    *capture
 	live       *live
 	pump       *pump
-	waitc      chan error // receives once, when bash has exited
+	waitc      chan error   // receives once, when bash has exited
+	spec       sandbox.Spec // the sandbox it runs in
 }
 
 // pattern returns the os.CreateTemp pattern for one of r's files.
@@ -35,21 +38,28 @@ func (r *run) pattern(kind string) string {
 // on /dev/tty fails instead of waiting) and process group, with stdin from
 // /dev/null and stdout and stderr on one pipe, so they interleave as
 // written.
-func (s *Shell) start(command, dir string, onOutput func([]byte)) (*run, error) {
+func (s *Shell) start(command, dir string, policy sandbox.Policy, onOutput func([]byte)) (*run, error) {
 	if err := s.prepare(command); err != nil {
 		return nil, err
 	}
+	argv, spec, err := s.commandLine(policy, []string{s.m.shellPath, "--noprofile", "--norc", "-c", wrapperScript, "bash", s.dir, "TOKEN"})
+	if err != nil {
+		return nil, err
+	}
 	s.seq++
-	r := &run{token: fmt.Sprintf("%s.%d", s.token, s.seq), seq: s.seq, label: fileLabel(s.id)}
+	r := &run{token: fmt.Sprintf("%s.%d", s.token, s.seq), seq: s.seq, label: fileLabel(s.id), spec: spec}
+	argv[len(argv)-1] = r.token
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("shell: create output pipe: %w", err)
 	}
-	cmd := exec.Command(s.m.shellPath, "--noprofile", "--norc", "-c", wrapperScript, "bash", s.dir, r.token)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = dir
-	cmd.Env = commandEnv(s.env, s.m.shlvl, dir, r.token)
+	cmd.Env = append(commandEnv(s.env, s.m.shlvl, dir, r.token), "TMPDIR="+s.tmpDir, "TMP="+s.tmpDir, "TEMP="+s.tmpDir)
 	cmd.Stdout, cmd.Stderr = pw, pw
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// Pdeathsig: if olly dies, even by SIGKILL, the kernel kills bash
+	// (what bash started is ended by the next olly, see endLeftovers).
+	cmd.SysProcAttr = sysProcAttr()
 	r.began = time.Now()
 	if err := cmd.Start(); err != nil {
 		_ = pr.Close()
@@ -65,6 +75,7 @@ func (s *Shell) start(command, dir string, onOutput func([]byte)) (*run, error) 
 	if s.since == 0 {
 		s.since = r.startTicks
 	}
+	s.record(r)
 	r.live = startLive(onOutput, s.m.opts.LiveInterval)
 	r.capture = newCapture(s.m.opts.MaxOutputBytes, s.m.opts.Limits, s.m.artifactDir, r.pattern("out"), r.live)
 	r.pump = newPump(pr, r.capture)
@@ -81,6 +92,12 @@ func (s *Shell) prepare(command string) error {
 	if s.seq == 0 {
 		if err := os.MkdirAll(s.dir, 0o700); err != nil {
 			return fmt.Errorf("shell: create state directory: %w", err)
+		}
+		if err := s.makeTmpDir(); err != nil {
+			return err
+		}
+		if _, err := s.endLeftovers(); err != nil {
+			return err
 		}
 	}
 	if err := os.WriteFile(filepath.Join(s.dir, "cmd"), []byte(command), 0o600); err != nil {

@@ -2,12 +2,15 @@ package shell
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/olly-agent/olly/internal/sandbox"
 )
 
 // RunOptions configure one command.
@@ -27,6 +30,10 @@ type RunOptions struct {
 	// Run returns, and should not block for long: when it falls far behind,
 	// older output is skipped (the Result still has it).
 	OnOutput func(chunk []byte)
+	// Policy is the sandbox the command runs in when the manager has one:
+	// sandbox.ReadOnly, sandbox.WorkspaceWrite ("" means this), or
+	// sandbox.Unsandboxed (only for what a person approved so).
+	Policy sandbox.Policy
 }
 
 // Shell is one session's terminal. Commands run one at a time; cwd,
@@ -50,6 +57,10 @@ type Shell struct {
 	env     []string
 	since   uint64 // start time of the session's first bash
 	leaders []int  // bash pids of commands that left processes running
+	// leaderStarts are leaders with their start times, for the RunDir
+	// record.
+	leaderStarts []groupRecord
+	tmpDir       string // the session's private TMPDIR
 
 	pmu   sync.Mutex
 	pumps map[*pump]struct{}
@@ -146,12 +157,13 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 	if timeout == 0 {
 		timeout = s.m.opts.DefaultTimeout
 	}
-	r, err := s.start(command, start, opts.OnOutput)
+	r, err := s.start(command, start, opts.Policy, opts.OnOutput)
 	if err != nil {
 		return nil, err
 	}
 	why := s.wait(ctx, r, timeout, res)
 	s.finish(r, why, res)
+	s.explainRefusals(r.spec, start, res)
 	return res, nil
 }
 
@@ -257,6 +269,7 @@ func (s *Shell) settleOutput(r *run, why stopReason, res *Result) {
 		res.Background = sortedPids(s.runTarget(r).members())
 		if len(res.Background) > 0 {
 			s.leaders = append(s.leaders, r.pid)
+			s.leaderStarts = append(s.leaderStarts, groupRecord{Pgid: r.pid, Start: r.startTicks})
 		}
 	}
 	if eof {
@@ -377,8 +390,17 @@ func (s *Shell) shutdown() error {
 	}
 	s.pmu.Unlock()
 	s.wg.Wait()
-	if err := os.RemoveAll(s.dir); err != nil {
-		return fmt.Errorf("shell: remove state of session %s: %w", s.id, err)
+	if p := s.recordPath(); p != "" {
+		_ = os.Remove(p)
 	}
-	return nil
+	var errs []error
+	if s.tmpDir != "" {
+		if err := os.RemoveAll(s.tmpDir); err != nil {
+			errs = append(errs, fmt.Errorf("shell: remove the temporary folder of session %s: %w", s.id, err))
+		}
+	}
+	if err := os.RemoveAll(s.dir); err != nil {
+		errs = append(errs, fmt.Errorf("shell: remove state of session %s: %w", s.id, err))
+	}
+	return errors.Join(errs...)
 }

@@ -1,0 +1,5 @@
+package sandbox
+
+import "os"
+
+func syscallEnviron() []string { return os.Environ() }

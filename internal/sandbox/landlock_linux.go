@@ -1,0 +1,76 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"fmt"
+	"os/exec"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+)
+
+// minNetABI is the first Landlock ABI with TCP rules.
+const minNetABI = 4
+
+func detect() Status {
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil || abi < 1 {
+		why := "Landlock is not available in this kernel (it needs Linux 5.13 or newer with Landlock enabled)"
+		if err != nil {
+			why += fmt.Sprintf(": %v", err)
+		}
+		return Status{Reason: why}
+	}
+	st := Status{Mechanism: "landlock", ABI: abi}
+	if abi < minNetABI {
+		st.Reason = fmt.Sprintf("this kernel's Landlock (ABI %d) cannot restrict TCP (ABI 4, Linux 6.7, can), so commands may use the network", abi)
+	}
+	return st
+}
+
+// Access rights, by grant.
+var (
+	rightsRead = landlock.AccessFSSet(llsys.AccessFSExecute | llsys.AccessFSReadFile | llsys.AccessFSReadDir)
+	// File rules may carry only the rights that apply to files.
+	rightsFileRead  = landlock.AccessFSSet(llsys.AccessFSExecute | llsys.AccessFSReadFile)
+	rightsFileWrite = rightsFileRead | landlock.AccessFSSet(llsys.AccessFSWriteFile|llsys.AccessFSTruncate)
+)
+
+func rules(grants []Grant) []landlock.Rule {
+	out := make([]landlock.Rule, 0, len(grants))
+	for _, g := range grants {
+		var r landlock.FSRule
+		switch {
+		case g.Access == List:
+			r = landlock.PathAccess(landlock.AccessFSSet(llsys.AccessFSReadDir), g.Path)
+		case !g.Dir && g.Access == Write:
+			r = landlock.PathAccess(rightsFileWrite, g.Path)
+		case !g.Dir:
+			r = landlock.PathAccess(rightsFileRead, g.Path)
+		case g.Access == Write:
+			r = landlock.RWDirs(g.Path).WithRefer()
+		default:
+			r = landlock.PathAccess(rightsRead, g.Path)
+		}
+		out = append(out, r.IgnoreIfMissing())
+	}
+	return out
+}
+
+// confineAndExec restricts this process (every thread) and executes argv.
+func confineAndExec(spec Spec, argv []string) error {
+	cfg := landlock.V7
+	if spec.network() {
+		cfg.HandledAccessNet = 0
+	}
+	if err := cfg.BestEffort().Restrict(rules(Plan(spec))...); err != nil {
+		return fmt.Errorf("apply the Landlock rules: %w", err)
+	}
+	prog, err := exec.LookPath(argv[0])
+	if err != nil {
+		return err
+	}
+	return syscall.Exec(prog, argv, syscallEnviron())
+}

@@ -1,0 +1,125 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// Access is what a Grant allows.
+type Access int
+
+// The accesses of a grant.
+const (
+	// List allows listing a directory's entries (names only), and nothing
+	// beneath: the directories that hold a protected path get only this.
+	List Access = iota
+	// Read allows reading, listing and executing.
+	Read
+	// Write allows Read and every change.
+	Write
+)
+
+// Grant is one rule of the allow list the kernel enforces: Path and
+// everything beneath it (for a directory) get Access.
+type Grant struct {
+	Path   string
+	Access Access
+	Dir    bool
+}
+
+// maxGrants bounds the allow list: a directory with a protected path
+// inside is replaced by its entries, and a home folder with thousands of
+// entries should not cost thousands of rules per command.
+const maxGrants = 4096
+
+// Plan turns spec into the allow list: "/" readable, the writable places
+// and olly's own folders writable, each replaced by its entries (down to
+// the protected path) where it holds a protected path, since the kernel
+// only allows and can never take back what a rule above grants. The
+// directories on the way down to a protected path get List only, so their
+// entries can be listed (the protected path's name is visible, never its
+// contents).
+func Plan(spec Spec) []Grant {
+	p := planner{deny: realPaths(spec.DenyRead)}
+	p.expand("/", Read, "")
+	for _, w := range spec.writable() {
+		p.expand(w, Write, "")
+	}
+	for _, o := range spec.own() {
+		if real, err := filepath.EvalSymlinks(o); err == nil {
+			p.add(real, Write)
+		}
+	}
+	for _, dev := range []string{"/dev/null", "/dev/zero", "/dev/full"} {
+		p.out = append(p.out, Grant{Path: dev, Access: Write})
+	}
+	return p.out
+}
+
+type planner struct {
+	deny []string
+	out  []Grant
+}
+
+// realPaths returns the paths with symbolic links resolved (the kernel's
+// rules attach to what a path names), keeping missing ones as given.
+func realPaths(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		p = filepath.Clean(p)
+		out = append(out, p)
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+			out = append(out, real)
+		}
+	}
+	return out
+}
+
+func (p *planner) add(path string, a Access) {
+	if len(p.out) >= maxGrants {
+		return
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return
+	}
+	p.out = append(p.out, Grant{Path: path, Access: a, Dir: fi.IsDir()})
+}
+
+// expand grants a on path, resolved, unless it is protected; within
+// holds the resolved directory a Write grant's entries must stay inside
+// (a link in the workspace to /etc must not make /etc writable).
+func (p *planner) expand(path string, a Access, within string) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return // missing: nothing to grant
+	}
+	if within != "" && !under(real, within) {
+		return // a link out of a writable place: "/" covers reading it
+	}
+	if slices.ContainsFunc(p.deny, func(d string) bool { return under(real, d) }) {
+		return
+	}
+	if !slices.ContainsFunc(p.deny, func(d string) bool { return under(d, real) }) {
+		p.add(real, a)
+		return
+	}
+	// A protected path lies inside: list this directory, and grant its
+	// entries one by one.
+	p.out = append(p.out, Grant{Path: real, Access: List, Dir: true})
+	entries, err := os.ReadDir(real)
+	if err != nil {
+		return
+	}
+	in := within
+	if a == Write && in == "" {
+		in = real
+	}
+	for _, e := range entries {
+		if len(p.out) >= maxGrants {
+			return
+		}
+		p.expand(filepath.Join(real, e.Name()), a, in)
+	}
+}

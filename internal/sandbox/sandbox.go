@@ -1,0 +1,216 @@
+// Package sandbox confines the commands olly runs with the kernel: Landlock
+// on Linux, Seatbelt (sandbox-exec) on macOS. olly re-executes itself as a
+// small helper (Wrap builds its command line; RunHelper is its body) that
+// applies the policy to itself and then executes the program, so the
+// program and everything it starts live inside the sandbox.
+//
+// Policies (docs/safety.md has the table):
+//   - ReadOnly: read anywhere but the protected paths, write only olly's
+//     own folders for the session (its shell state), no TCP.
+//   - WorkspaceWrite: ReadOnly plus writing the workspace roots, the
+//     session's temporary and scratch folders and the build caches; TCP
+//     only if Spec.Network.
+//   - Unsandboxed: not confined; only a person grants it.
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Policy is what a sandboxed command may do.
+type Policy string
+
+// The policies. The values are the wire names of event.Sandbox*.
+const (
+	ReadOnly       Policy = "read-only"
+	WorkspaceWrite Policy = "workspace-write"
+	Unsandboxed    Policy = "unsandboxed"
+)
+
+// HelperArg is the hidden first argument that makes olly run as the
+// sandbox helper: olly __sandbox SPEC PROGRAM ARGS...
+const HelperArg = "__sandbox"
+
+// Spec is everything the helper needs to confine one command. It travels
+// as JSON on the helper's command line.
+type Spec struct {
+	Policy Policy `json:"policy"`
+	// Writable are the places a WorkspaceWrite command may change: the
+	// workspace roots and the build caches. Protected paths inside them
+	// stay protected; missing ones are skipped.
+	Writable []string `json:"writable,omitempty"`
+	// Own are olly's own folders for the session (shell state, TMPDIR,
+	// scratch): writable under every sandboxed policy, even where they
+	// lie inside a protected folder, because the shell needs them.
+	// ReadOnly uses only the first (the shell state).
+	Own []string `json:"own,omitempty"`
+	// DenyRead are the protected paths: no sandboxed command reads them.
+	DenyRead []string `json:"denyRead,omitempty"`
+	// Network lets a WorkspaceWrite command open TCP connections.
+	Network bool `json:"network,omitempty"`
+}
+
+func (s Spec) check() error {
+	switch s.Policy {
+	case ReadOnly, WorkspaceWrite:
+	default:
+		return fmt.Errorf("sandbox: policy %q cannot be enforced (want %s or %s)", s.Policy, ReadOnly, WorkspaceWrite)
+	}
+	for _, list := range [][]string{s.Writable, s.Own, s.DenyRead} {
+		for _, p := range list {
+			if !filepath.IsAbs(p) {
+				return fmt.Errorf("sandbox: path %q is not absolute", p)
+			}
+		}
+	}
+	return nil
+}
+
+// writable returns the places the policy may change besides Own.
+func (s Spec) writable() []string {
+	if s.Policy == WorkspaceWrite {
+		return s.Writable
+	}
+	return nil
+}
+
+// own returns the olly folders the policy may change.
+func (s Spec) own() []string {
+	if s.Policy == ReadOnly && len(s.Own) > 1 {
+		return s.Own[:1]
+	}
+	return s.Own
+}
+
+// network reports whether TCP is allowed.
+func (s Spec) network() bool { return s.Policy == WorkspaceWrite && s.Network }
+
+// Status says whether commands can be confined on this machine.
+type Status struct {
+	// Mechanism is "landlock", "seatbelt", or "" when there is none.
+	Mechanism string
+	// ABI is the Landlock ABI version (0 elsewhere).
+	ABI int
+	// Reason explains a missing sandbox, or what the one present cannot
+	// do (an old Landlock without network rules).
+	Reason string
+}
+
+// Active reports whether a sandbox confines commands.
+func (s Status) Active() bool { return s.Mechanism != "" }
+
+// String describes the status in one line, for olly doctor and the
+// first line of a run.
+func (s Status) String() string {
+	switch {
+	case !s.Active():
+		return "no sandbox: " + s.Reason + "; every command that is not read-only asks"
+	case s.Mechanism == "landlock":
+		out := fmt.Sprintf("Landlock (ABI %d)", s.ABI)
+		if s.Reason != "" {
+			out += "; " + s.Reason
+		}
+		return out
+	default:
+		return s.Mechanism
+	}
+}
+
+// Sandbox wraps commands in the helper.
+type Sandbox struct {
+	status Status
+	exe    string
+}
+
+// New detects the sandbox of this machine. exe is olly's own executable
+// (the helper); "" means os.Executable.
+func New(exe string) *Sandbox {
+	st := detect()
+	if st.Active() && exe == "" && st.Mechanism == "landlock" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			st = Status{Reason: fmt.Sprintf("cannot find olly's own executable to run the sandbox helper: %v", err)}
+		}
+	}
+	return &Sandbox{status: st, exe: exe}
+}
+
+// Disabled returns a Sandbox that confines nothing, saying why.
+func Disabled(reason string) *Sandbox { return &Sandbox{status: Status{Reason: reason}} }
+
+// Status reports what the sandbox can do.
+func (b *Sandbox) Status() Status {
+	if b == nil {
+		return Status{Reason: "the sandbox is not set up"}
+	}
+	return b.status
+}
+
+// Wrap returns the command line that runs argv under spec. An Unsandboxed
+// spec, or no active sandbox, returns argv unchanged.
+func (b *Sandbox) Wrap(spec Spec, argv []string) ([]string, error) {
+	if spec.Policy == Unsandboxed || !b.Status().Active() {
+		return argv, nil
+	}
+	if err := spec.check(); err != nil {
+		return nil, err
+	}
+	switch b.status.Mechanism {
+	case "seatbelt":
+		return append([]string{seatbeltExec, "-p", SeatbeltProfile(spec), "--"}, argv...), nil
+	default:
+		js, err := json.Marshal(spec)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: encode policy: %w", err)
+		}
+		return append([]string{b.exe, HelperArg, string(js)}, argv...), nil
+	}
+}
+
+// seatbeltExec is macOS's sandbox launcher.
+const seatbeltExec = "/usr/bin/sandbox-exec"
+
+// RunHelperIfAsked runs the helper when olly was started as one (first
+// argument HelperArg) and never returns then. Call it first thing in main
+// (and in TestMain of packages whose tests run sandboxed commands).
+func RunHelperIfAsked() {
+	if len(os.Args) > 1 && os.Args[1] == HelperArg {
+		os.Exit(runHelper(os.Args[2:]))
+	}
+}
+
+// runHelper applies the spec in args[0] and executes args[1:]. It returns
+// only on failure, with the exit status: a command that cannot be
+// confined is never run unconfined.
+func runHelper(args []string) int {
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "olly sandbox: usage: olly __sandbox SPEC PROGRAM [ARGS...] (internal; olly runs this itself)")
+		return 126
+	}
+	var spec Spec
+	if err := json.Unmarshal([]byte(args[0]), &spec); err != nil {
+		fmt.Fprintf(os.Stderr, "olly sandbox: bad policy: %v\n", err)
+		return 126
+	}
+	if err := spec.check(); err != nil {
+		fmt.Fprintf(os.Stderr, "olly sandbox: %v\n", err)
+		return 126
+	}
+	if err := confineAndExec(spec, args[1:]); err != nil {
+		fmt.Fprintf(os.Stderr, "olly sandbox: the command was not run: %v\n", err)
+		return 126
+	}
+	return 0
+}
+
+// under reports whether p is dir or inside it (both clean and absolute).
+func under(p, dir string) bool {
+	if dir == "/" {
+		return true
+	}
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
