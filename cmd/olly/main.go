@@ -5,8 +5,12 @@ import (
 	"os"
 
 	"github.com/olly-agent/olly/internal/cli"
+	"github.com/olly-agent/olly/internal/sandbox"
 )
 
 func main() {
+	// First, before settings or flags: olly re-executes itself as the
+	// sandbox helper for every command it runs, and that must stay cheap.
+	sandbox.RunHelperIfAsked()
 	os.Exit(cli.Execute(&cli.Factory{IO: cli.System()}, os.Args[1:]))
 }

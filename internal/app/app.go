@@ -15,6 +15,7 @@ import (
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/config"
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/sandbox"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/tools"
@@ -37,6 +38,8 @@ type Options struct {
 	// ExtraRoots widen every session's workspace in advance (--add-dir);
 	// the user-level setting workspace.extraRoots is added to them.
 	ExtraRoots []string
+	// Sandbox confines commands; nil detects this machine's.
+	Sandbox *sandbox.Sandbox
 }
 
 // App holds olly's services, built once per process.
@@ -49,6 +52,8 @@ type App struct {
 	Approvals *approval.Manager
 	Tools     *tools.Registry
 	Agent     *agent.Agent
+	// Sandbox confines the commands of every session.
+	Sandbox *sandbox.Sandbox
 
 	policy    approval.Policy
 	closeOnce sync.Once
@@ -64,7 +69,14 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		return nil, errors.New("app: settings and store are required")
 	}
 	a := &App{Config: opts.Config, Log: opts.Log, Provider: opts.Provider, Store: opts.Store, policy: opts.Approvals,
-		now: time.Now}
+		now: time.Now, Sandbox: opts.Sandbox}
+	if a.Sandbox == nil {
+		a.Sandbox = sandbox.New("")
+	}
+	// approval.mode applies only while a sandbox confines what runs
+	// without asking (Policy.EffectiveMode).
+	a.policy.Mode = a.Config.Approval.Mode
+	a.policy.Sandboxed = a.Sandbox.Status().Active()
 	if a.Log == nil {
 		a.Log = discard()
 	}
@@ -75,7 +87,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		}
 		a.Provider = p
 	}
-	a.Approvals = approval.NewManager(approval.Options{Default: opts.Approvals})
+	a.Approvals = approval.NewManager(approval.Options{Default: a.policy})
 	var err error
 	// The code-intelligence tools get the turn's language servers from
 	// their Env (tools.Env.LanguageServers), so one registry serves every
@@ -149,6 +161,7 @@ func (a *App) toolEnv(ctx context.Context, t *session.Turn) (tools.Env, error) {
 		Snapshots:        run,
 		Diagnostics:      diagnostics{sp.lsp},
 		LanguageServers:  sp.lsp,
+		Sandbox:          a.commandSandbox(),
 	}, nil
 }
 

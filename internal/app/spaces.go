@@ -40,11 +40,13 @@ func (a *App) spaceFor(ws *workspace.Workspace) (*space, error) {
 	if sp := a.spaces.byWS[dir]; sp != nil {
 		return sp, nil
 	}
-	shells, err := shell.NewManager(shell.ManagerOptions{
+	shellOpts := shell.ManagerOptions{
 		Roots:          []string{dir},
 		ArtifactDir:    filepath.Join(a.Config.Paths().DataDir, "artifacts"),
 		DefaultTimeout: a.Config.Agent.ToolTimeout,
-	})
+	}
+	a.shellOptions(&shellOpts)
+	shells, err := shell.NewManager(shellOpts)
 	if err != nil {
 		return nil, fmt.Errorf("start shells for %s: %w", dir, err)
 	}

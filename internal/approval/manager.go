@@ -206,7 +206,7 @@ func (m *Manager) Answer(session, approvalID string, a Answer) error {
 		}
 		// Approving the model's request to run outside the sandbox grants
 		// exactly that; otherwise only the person's explicit choice does.
-		d.OutsideSandbox = a.OutsideSandbox || (p.ev.Sandbox != nil && p.ev.Sandbox.Policy == event.SandboxUnsandboxed)
+		d.OutsideSandbox = a.OutsideSandbox || escalates(p.ev.Sandbox)
 	}
 	delete(m.pending, approvalID)
 	p.settled <- d

@@ -38,9 +38,15 @@ type Request struct {
 	Sandbox *event.CommandSandbox
 }
 
-// Escalates reports whether r asks to run a command outside the sandbox.
+// Escalates reports whether r asks to run a command outside an active
+// sandbox. (Where no sandbox works nothing confines commands anyway, and
+// the request is routed by its severity alone.)
 func (r Request) Escalates() bool {
-	return r.Sandbox != nil && r.Sandbox.Policy == event.SandboxUnsandboxed
+	return escalates(r.Sandbox)
+}
+
+func escalates(s *event.CommandSandbox) bool {
+	return s != nil && s.Active && s.Policy == event.SandboxUnsandboxed
 }
 
 func (r Request) check() error {

@@ -31,6 +31,8 @@ func TestRouteRequestModesAndEscalation(t *testing.T) {
 		{"escalation asks even medium in auto", auto, escalate(safety.Medium), Ask},
 		{"escalation is never auto-approved by the toggle", Policy{AutoApproveCommands: true, Sandboxed: true}, escalate(safety.None), Ask},
 		{"escalation is never approved by --yes", Policy{Unattended: true, Yes: true, Sandboxed: true}, escalate(safety.Medium), AutoDeny},
+		{"without a sandbox there is nothing to escape: --yes approves", Policy{Unattended: true, Yes: true},
+			Request{Kind: event.ApprovalCommand, Command: "make", Severity: safety.High, Sandbox: &event.CommandSandbox{Policy: event.SandboxUnsandboxed}}, AutoApprove},
 		{"--yes still approves high sandboxed", Policy{Unattended: true, Yes: true, Mode: event.ApprovalModeAuto, Sandboxed: true}, command("s1", "rm -rf build", safety.High), AutoApprove},
 	}
 	for _, tc := range tests {

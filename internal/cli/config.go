@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/config"
 )
 
@@ -127,7 +128,12 @@ func runConfigList(opts *configListOptions) error {
 	for _, en := range entries {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", en.Key, orDash(en.Display()), en.Source)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// What the approval and sandbox settings mean on this machine.
+	_, err = fmt.Fprintf(opts.IO.Out, "\n# %s\n", app.PolicySummary(cfg, nil))
+	return err
 }
 
 func orDash(s string) string {

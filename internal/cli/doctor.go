@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -19,6 +20,7 @@ import (
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/lsp"
 	"github.com/olly-agent/olly/internal/models"
+	"github.com/olly-agent/olly/internal/sandbox"
 )
 
 // Check statuses.
@@ -87,6 +89,7 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 	}
 	checks = append(checks, directoryChecks(opts, cfg)...)
 	checks = append(checks, toolChecks(opts)...)
+	checks = append(checks, sandboxCheck(cfg))
 	checks = append(checks, languageServerChecks(ctx, opts, cfg)...)
 	if err := printChecks(opts, checks); err != nil {
 		return err
@@ -391,4 +394,53 @@ func printChecks(opts *doctorOptions, checks []check) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// sandboxCheck reports whether commands can be confined here, proving it
+// with a probe: a command in the read-only sandbox must run, and its write
+// must be refused.
+func sandboxCheck(cfg *config.Config) check {
+	sb := sandbox.New("")
+	summary := ""
+	if cfg != nil {
+		summary = app.PolicySummary(cfg, sb)
+	}
+	st := sb.Status()
+	if !st.Active() {
+		return check{Area: "sandbox", Status: checkWarn, Detail: "no sandbox: " + st.Reason + ". " + summary,
+			Fix: "use Linux 5.13+ with Landlock enabled (lsm=landlock), or macOS; until then every command that is not read-only asks, and --yes runs commands unconfined"}
+	}
+	if err := probeSandbox(sb); err != nil {
+		return check{Area: "sandbox", Status: checkFail, Detail: st.String() + " is present but does not work: " + err.Error(),
+			Fix: "report this; meanwhile set approval.mode to ask"}
+	}
+	return check{Area: "sandbox", Status: checkOK, Detail: st.String() + " confines commands. " + summary}
+}
+
+func probeSandbox(sb *sandbox.Sandbox) error {
+	dir, err := os.MkdirTemp("", "olly-doctor-sandbox-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	state := filepath.Join(dir, "state")
+	if err := os.Mkdir(state, 0o700); err != nil {
+		return err
+	}
+	target := filepath.Join(dir, "written")
+	argv, err := sb.Wrap(sandbox.Spec{Policy: sandbox.ReadOnly, Own: []string{state}},
+		[]string{"sh", "-c", `echo ok > "$1"/ok && { echo x > "$2"; } 2>/dev/null; exit 0`, "sh", state, target})
+	if err != nil {
+		return err
+	}
+	if out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+		return fmt.Errorf("a sandboxed command failed: %v: %s", err, strings.TrimSpace(string(out)))
+	}
+	if _, err := os.Stat(filepath.Join(state, "ok")); err != nil {
+		return errors.New("a sandboxed command could not write its own folder")
+	}
+	if _, err := os.Stat(target); err == nil {
+		return errors.New("a sandboxed command wrote outside the places it may")
+	}
+	return nil
 }

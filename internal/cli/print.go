@@ -156,6 +156,11 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 		return err
 	}
 	defer a.Close()
+	// The first line of every run: what confines the commands it runs.
+	fmt.Fprintln(f.IO.ErrOut, "olly: "+a.SandboxStatus())
+	if opts.Yes && !a.Sandbox.Status().Active() {
+		fmt.Fprintln(f.IO.ErrOut, "olly: warning: --yes approves commands up to high severity, and no sandbox confines them on this machine")
+	}
 
 	var terminal io.ReadWriter
 	if term != nil {

@@ -59,6 +59,12 @@ func TestDefaults(t *testing.T) {
 		{"lsp.servers", "OLLY_LSP_SERVERS", "[]", ""},
 		{"workspace.extraRoots", "OLLY_WORKSPACE_EXTRA_ROOTS", "[]", ""},
 		{"storagePath", "OLLY_STORAGE_PATH", "", ""},
+		{"approval.mode", "OLLY_APPROVAL_MODE", "auto", ""},
+		{"sandbox.network", "OLLY_SANDBOX_NETWORK", "false", ""},
+		{"sandbox.writable", "OLLY_SANDBOX_WRITABLE", "[~/.cache, ~/go/pkg/mod, ~/.npm, ~/.cargo/registry, ~/.cargo/git, ~/.m2/repository, ~/.gradle/caches, ~/.pnpm-store, ~/.yarn/berry/cache]", ""},
+		{"sandbox.denyRead", "OLLY_SANDBOX_DENY_READ", "[]", ""},
+		{"shell.env.keep", "OLLY_SHELL_ENV_KEEP", "[]", ""},
+		{"shell.env.drop", "OLLY_SHELL_ENV_DROP", "[]", ""},
 	}
 	got := Keys()
 	if len(got) != len(want) {

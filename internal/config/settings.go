@@ -26,6 +26,32 @@ type Settings struct {
 	LSP                LSPSettings        `key:"lsp"`
 	Workspace          WorkspaceSettings  `key:"workspace"`
 	StoragePath        string             `key:"storagePath" userOnly:"true" check:"absPath" doc:"Absolute directory for olly's database and artifacts, instead of the data directory. Empty: $XDG_DATA_HOME/olly (~/.local/share/olly)."`
+	Approval           ApprovalSettings   `key:"approval"`
+	Sandbox            SandboxSettings    `key:"sandbox"`
+	Shell              ShellSettings      `key:"shell"`
+}
+
+// ApprovalSettings decide which actions ask the person.
+type ApprovalSettings struct {
+	Mode string `key:"mode" userOnly:"true" default:"auto" enum:"auto|ask" doc:"ask: every command not judged read-only asks. auto: commands up to medium severity run in the workspace-write sandbox without asking; high asks; critical always asks. Where no sandbox works, olly asks as in ask mode. User-only."`
+}
+
+// SandboxSettings shape the kernel sandbox commands run in (docs/safety.md).
+type SandboxSettings struct {
+	Network  bool     `key:"network" userOnly:"true" default:"false" doc:"Let commands in the workspace-write sandbox open TCP connections (npm install, go mod download, curl). Off: connects and binds are refused, and the tool result says so. User-only."`
+	Writable []string `key:"writable" userOnly:"true" default:"[~/.cache, ~/go/pkg/mod, ~/.npm, ~/.cargo/registry, ~/.cargo/git, ~/.m2/repository, ~/.gradle/caches, ~/.pnpm-store, ~/.yarn/berry/cache]" doc:"Build caches the workspace-write sandbox lets commands write besides the workspace, its temporary folder and the session's scratch folder (~ is the home folder; GOCACHE, GOMODCACHE and friends from the environment are added). User-only."`
+	DenyRead []string `key:"denyRead" userOnly:"true" default:"[]" doc:"More paths no sandboxed command may read, besides olly's own folders, ~/.ssh, ~/.gnupg and the usual credential files (~ is the home folder). User-only."`
+}
+
+// ShellSettings shape the terminal commands olly runs.
+type ShellSettings struct {
+	Env ShellEnvSettings `key:"env"`
+}
+
+// ShellEnvSettings adjust the environment commands get.
+type ShellEnvSettings struct {
+	Keep []string `key:"keep" userOnly:"true" default:"[]" doc:"Variables (or globs such as AWS_PROFILE) commands keep even though their names look secret: OLLY_* and names containing KEY, SECRET, TOKEN, PASSWORD or CREDENTIAL are dropped otherwise. User-only."`
+	Drop []string `key:"drop" userOnly:"true" default:"[]" doc:"More variables (or globs) never passed to commands. Wins over shell.env.keep. User-only."`
 }
 
 // ModeSettings are the model and sampling settings of one mode (completion,

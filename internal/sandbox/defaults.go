@@ -27,20 +27,46 @@ func DefaultDenyRead(home string) []string {
 		"/etc/ssh/ssh_host_ecdsa_key", "/etc/ssh/ssh_host_ed25519_key")
 }
 
-// DefaultWritable returns the build caches toolchains write, under home
-// and from the environment (GOCACHE, GOMODCACHE, …), so go build, npm test
-// and cargo build work in the workspace-write sandbox. sandbox.writable
-// replaces this list.
-func DefaultWritable(home string, getenv func(string) string) []string {
+// EnvCaches returns the build caches the environment names (GOCACHE,
+// GOMODCACHE, GOPATH's module cache, npm's, cargo's, pip's, XDG_CACHE_HOME),
+// added to sandbox.writable so go build and npm test work wherever the
+// caches are.
+func EnvCaches(getenv func(string) string) []string {
 	var out []string
-	for _, v := range []string{"GOCACHE", "GOMODCACHE", "npm_config_cache", "CARGO_HOME", "PIP_CACHE_DIR", "XDG_CACHE_HOME"} {
-		if p := getenv(v); filepath.IsAbs(p) {
-			out = append(out, p)
+	add := func(p string) {
+		if filepath.IsAbs(p) {
+			out = append(out, filepath.Clean(p))
 		}
 	}
-	if home != "" {
-		for _, r := range []string{".cache", "go/pkg/mod", ".npm", ".cargo/registry", ".cargo/git", ".m2/repository", ".gradle/caches", ".rustup/tmp", ".yarn/berry/cache", ".pnpm-store"} {
-			out = append(out, filepath.Join(home, r))
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "npm_config_cache", "PIP_CACHE_DIR", "XDG_CACHE_HOME", "YARN_CACHE_FOLDER"} {
+		add(getenv(v))
+	}
+	if gp := getenv("GOPATH"); gp != "" {
+		add(filepath.Join(filepath.SplitList(gp)[0], "pkg", "mod"))
+	}
+	if ch := getenv("CARGO_HOME"); ch != "" {
+		add(filepath.Join(ch, "registry"))
+		add(filepath.Join(ch, "git"))
+	}
+	return out
+}
+
+// ExpandHome replaces a leading ~ in each path with home, and drops paths
+// that are then not absolute.
+func ExpandHome(paths []string, home string) []string {
+	var out []string
+	for _, p := range paths {
+		switch {
+		case p == "~":
+			p = home
+		case len(p) > 1 && p[:2] == "~/":
+			if home == "" {
+				continue
+			}
+			p = filepath.Join(home, p[2:])
+		}
+		if filepath.IsAbs(p) {
+			out = append(out, filepath.Clean(p))
 		}
 	}
 	return out

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 )
 
 // Policy is what a sandboxed command may do.
@@ -126,14 +127,24 @@ type Sandbox struct {
 	exe    string
 }
 
+// helperWired records that this program calls RunHelperIfAsked first
+// thing, so re-executing it as the helper works. It is a fact about the
+// program's main (a test binary whose TestMain does not call it must not
+// be re-executed: it would run its tests instead), set once at start.
+var helperWired atomic.Bool
+
 // New detects the sandbox of this machine. exe is olly's own executable
-// (the helper); "" means os.Executable.
+// (the helper); "" means os.Executable, which must have called
+// RunHelperIfAsked at start.
 func New(exe string) *Sandbox {
 	st := detect()
 	if st.Active() && exe == "" && st.Mechanism == "landlock" {
 		var err error
-		if exe, err = os.Executable(); err != nil {
+		switch exe, err = os.Executable(); {
+		case err != nil:
 			st = Status{Reason: fmt.Sprintf("cannot find olly's own executable to run the sandbox helper: %v", err)}
+		case !helperWired.Load():
+			st = Status{Reason: "this program does not run the sandbox helper (its main does not call sandbox.RunHelperIfAsked)"}
 		}
 	}
 	return &Sandbox{status: st, exe: exe}
@@ -178,6 +189,7 @@ const seatbeltExec = "/usr/bin/sandbox-exec"
 // argument HelperArg) and never returns then. Call it first thing in main
 // (and in TestMain of packages whose tests run sandboxed commands).
 func RunHelperIfAsked() {
+	helperWired.Store(true)
 	if len(os.Args) > 1 && os.Args[1] == HelperArg {
 		os.Exit(runHelper(os.Args[2:]))
 	}

@@ -171,8 +171,8 @@ func BenchmarkSandboxedCommand(b *testing.B) {
 		b.Skip("no sandbox: " + sb.Status().Reason)
 	}
 	home, _ := os.UserHomeDir()
-	spec := Spec{Policy: WorkspaceWrite, Writable: []string{b.TempDir(), filepath.Join(home, ".cache")}, Own: []string{b.TempDir()},
-		DenyRead: DefaultDenyRead(home)}
+	spec := Spec{Policy: WorkspaceWrite, Writable: []string{b.TempDir(), filepath.Join(home, ".cache"), filepath.Join(home, "go", "pkg", "mod")},
+		Own: []string{b.TempDir()}, DenyRead: DefaultDenyRead(home)}
 	for _, mode := range []string{"bare", "sandboxed"} {
 		b.Run(mode, func(b *testing.B) {
 			b.ReportAllocs()

@@ -14,6 +14,7 @@ import (
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/safety"
+	"github.com/olly-agent/olly/internal/sandbox"
 	"github.com/olly-agent/olly/internal/shell"
 )
 
@@ -40,6 +41,7 @@ func (t Terminal) Spec() llm.Tool {
 		param{name: "command", typ: "string", desc: "The bash command line to run.", required: true},
 		param{name: "cwd", typ: "string", desc: "Directory to run in, relative to the workspace root (default: where the previous command ended)."},
 		param{name: "timeout", typ: "integer", desc: "Time limit in seconds for a command expected to run long (builds, test suites)."},
+		param{name: "escalate", typ: "string", desc: "Only after the sandbox refused something this command needs: why it must run outside the sandbox. The person is asked."},
 	)
 }
 
@@ -102,13 +104,21 @@ func (t Terminal) Prepare(ctx context.Context, env *Env, args Args) (*Prepared, 
 		}
 		return &Prepared{Display: look, Done: errResult("Not run: in %s mode only read-only commands may run, and this one is not: %s.", cp.Mode, why)}, nil
 	}
+	escalation, _ := args.String("escalate", "escalation")
+	escalation = strings.TrimSpace(escalation)
+	if escalation != "" && env.Sandbox.Active {
+		look.Detail = strings.TrimSpace(look.Detail + " outside the sandbox")
+	}
 	var req *approval.Request
-	if !readOnly || verdict.Severity > safety.None {
+	if !readOnly || verdict.Severity > safety.None || (escalation != "" && env.Sandbox.Active) {
 		req = &approval.Request{Kind: event.ApprovalCommand, Command: command, Cwd: cwdRel, Severity: verdict.Severity,
-			Reason: "olly asks before running commands that are not read-only: " + why}
+			Reason: "olly asks before running commands that are not read-only: " + why, Sandbox: commandSandbox(env.Sandbox, escalation)}
 		if len(verdict.Findings) > 0 {
 			f := verdict.Findings[0]
 			req.Reason, req.Rule, req.Words = f.Reason, f.Rule, f.Words
+		}
+		if req.Escalates() && readOnly && verdict.Severity == safety.None {
+			req.Reason = "the model asks to run this command outside the sandbox: " + escalation
 		}
 	}
 	return &Prepared{Display: look, Approval: req, Run: func(ctx context.Context, env *Env, d approval.Decision) (*Result, error) {
@@ -116,8 +126,36 @@ func (t Terminal) Prepare(ctx context.Context, env *Env, args Args) (*Prepared, 
 		if d.Command != "" {
 			run = d.Command
 		}
-		return t.run(ctx, env, run, run != command, cwd, timeout)
+		return t.run(ctx, env, run, run != command, cwd, timeout, runPolicy(req, d))
 	}}, nil
+}
+
+// commandSandbox describes, for the approval card, where the command runs
+// if approved: in the workspace-write sandbox, or outside it when the
+// model asked (escalation) and a sandbox is there to leave.
+func commandSandbox(info SandboxInfo, escalation string) *event.CommandSandbox {
+	cs := &event.CommandSandbox{Policy: event.SandboxWorkspaceWrite, Active: info.Active, Mechanism: info.Mechanism, Network: info.Network && info.Active}
+	switch {
+	case !info.Active:
+		cs.Policy = event.SandboxUnsandboxed
+	case escalation != "":
+		cs.Policy, cs.Escalation = event.SandboxUnsandboxed, escalation
+	}
+	return cs
+}
+
+// runPolicy is the sandbox a command runs in: read-only for what runs
+// without a request (judged read-only), outside the sandbox only when a
+// person said so, workspace-write for everything else that was approved.
+func runPolicy(req *approval.Request, d approval.Decision) sandbox.Policy {
+	switch {
+	case req == nil:
+		return sandbox.ReadOnly
+	case d.OutsideSandbox && !d.Auto:
+		return sandbox.Unsandboxed
+	default:
+		return sandbox.WorkspaceWrite
+	}
 }
 
 // safetyOptions describe where the command will run, for the analysis.
@@ -165,11 +203,11 @@ func (t Terminal) timeout(args Args, def time.Duration) (time.Duration, *Result)
 	return min(max(d, time.Second), t.MaxTimeout), nil
 }
 
-func (t Terminal) run(ctx context.Context, env *Env, command string, edited bool, cwd string, timeout time.Duration) (*Result, error) {
+func (t Terminal) run(ctx context.Context, env *Env, command string, edited bool, cwd string, timeout time.Duration, policy sandbox.Policy) (*Result, error) {
 	// Live output is sanitized like the final output, so every frontend
 	// can print it as plain text.
 	san := shell.NewSanitizer(func(text []byte) { _ = env.Report.Output(ctx, string(text)) })
-	res, err := env.Shell.Run(ctx, command, shell.RunOptions{Cwd: cwd, Timeout: timeout, OnOutput: func(b []byte) { _, _ = san.Write(b) }})
+	res, err := env.Shell.Run(ctx, command, shell.RunOptions{Cwd: cwd, Timeout: timeout, Policy: policy, OnOutput: func(b []byte) { _, _ = san.Write(b) }})
 	san.Close()
 	switch {
 	case err != nil && ctx.Err() != nil:

@@ -103,6 +103,9 @@ type Env struct {
 	// Diagnostics is asked after every write for the language server's
 	// errors, which are appended to the result; nil: none.
 	Diagnostics Diagnoser
+	// Sandbox describes the kernel sandbox commands run in, for
+	// run_terminal_command's approval cards; the zero value: none.
+	Sandbox SandboxInfo
 	// LanguageServers are the language servers of the turn's workspace,
 	// used by the code-intelligence tools in preference to the ones they
 	// were built with; nil: those.
@@ -132,6 +135,16 @@ type Approver interface {
 }
 
 // CommandRunner runs a command in a session's shell: *shell.Shell.
+// SandboxInfo says what confines commands on this machine.
+type SandboxInfo struct {
+	// Active: a kernel sandbox confines commands; Mechanism names it
+	// ("landlock", "seatbelt"). Network: the workspace-write sandbox
+	// allows TCP (sandbox.network).
+	Active    bool
+	Mechanism string
+	Network   bool
+}
+
 type CommandRunner interface {
 	Run(ctx context.Context, command string, opts shell.RunOptions) (*shell.Result, error)
 }

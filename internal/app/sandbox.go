@@ -1,0 +1,77 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/olly-agent/olly/internal/approval"
+	"github.com/olly-agent/olly/internal/config"
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/sandbox"
+	"github.com/olly-agent/olly/internal/shell"
+	"github.com/olly-agent/olly/internal/tools"
+)
+
+// sandboxSpec is the template of every command's sandbox: the build caches
+// (sandbox.writable and the ones the environment names), the session
+// scratch folders, and the protected paths (olly's own folders, keys and
+// credentials, sandbox.denyRead). Each shell adds its workspace roots, its
+// state and its TMPDIR.
+func (a *App) sandboxSpec() sandbox.Spec {
+	home := sandbox.Home()
+	paths := a.Config.Paths()
+	writable := append(sandbox.ExpandHome(a.Config.Sandbox.Writable, home), sandbox.EnvCaches(os.Getenv)...)
+	deny := append(sandbox.DefaultDenyRead(home), paths.ConfigDir, paths.DataDir, paths.StateDir)
+	deny = append(deny, sandbox.ExpandHome(a.Config.Sandbox.DenyRead, home)...)
+	scratch := filepath.Join(paths.StateDir, "scratch")
+	// The scratch folder must exist for the kernel rule to attach to it.
+	_ = os.MkdirAll(scratch, 0o700)
+	return sandbox.Spec{Writable: writable, Own: []string{scratch}, DenyRead: deny, Network: a.Config.Sandbox.Network}
+}
+
+// shellOptions are the sandbox and environment parts of a workspace's
+// shell manager.
+func (a *App) shellOptions(o *shell.ManagerOptions) {
+	o.Sandbox = a.Sandbox
+	o.SandboxSpec = a.sandboxSpec()
+	o.EnvPolicy = shell.EnvPolicy{Keep: a.Config.Shell.Env.Keep, Drop: a.Config.Shell.Env.Drop}
+	o.RunDir = filepath.Join(a.Config.Paths().StateDir, "shells")
+}
+
+// commandSandbox describes the sandbox to the terminal tool, for approval
+// cards.
+func (a *App) commandSandbox() tools.SandboxInfo {
+	st := a.Sandbox.Status()
+	return tools.SandboxInfo{Active: st.Active(), Mechanism: st.Mechanism, Network: a.Config.Sandbox.Network}
+}
+
+// SandboxStatus says whether commands are confined, and the approval mode
+// that follows, in one line for the first line of a run.
+func (a *App) SandboxStatus() string { return PolicySummary(a.Config, a.Sandbox) }
+
+// PolicySummary is one line on the approval mode and the sandbox under
+// settings cfg on this machine (sb nil: detect it), for the first line of a
+// run, olly config list and olly doctor.
+func PolicySummary(cfg *config.Config, sb *sandbox.Sandbox) string {
+	if sb == nil {
+		sb = sandbox.New("")
+	}
+	st := sb.Status()
+	mode := approval.Policy{Mode: cfg.Approval.Mode, Sandboxed: st.Active()}.EffectiveMode()
+	if !st.Active() {
+		return fmt.Sprintf("approval mode %s (approval.mode %s) · no sandbox: %s; every command that is not read-only asks",
+			mode, cfg.Approval.Mode, st.Reason)
+	}
+	net := "off"
+	if cfg.Sandbox.Network {
+		net = "on"
+	}
+	s := fmt.Sprintf("approval mode %s · sandbox %s, network %s", mode, st.String(), net)
+	if mode == event.ApprovalModeAuto {
+		s += " · commands up to medium severity run sandboxed without asking; high asks; critical always asks"
+	} else {
+		s += " · every command that is not read-only asks, then runs sandboxed"
+	}
+	return s
+}
