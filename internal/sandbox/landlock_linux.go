@@ -59,13 +59,31 @@ func rules(grants []Grant) []landlock.Rule {
 	return out
 }
 
-// confineAndExec restricts this process (every thread) and executes argv.
-func confineAndExec(spec Spec, argv []string) error {
+// config is the Landlock configuration for spec: everything ABI 7 can
+// restrict (best effort below it), TCP only when the network is off.
+func config(spec Spec) landlock.Config {
 	cfg := landlock.V7
 	if spec.network() {
 		cfg.HandledAccessNet = 0
 	}
-	if err := cfg.BestEffort().Restrict(rules(Plan(spec))...); err != nil {
+	return cfg.BestEffort()
+}
+
+// rulesetFD builds spec's ruleset without enforcing it.
+func rulesetFD(spec Spec) (int, uint32, error) {
+	fd, flags, err := config(spec).NewRulesetFD(rules(Plan(spec))...)
+	switch {
+	case err != nil:
+		return -1, 0, fmt.Errorf("sandbox: build the Landlock rules: %w", err)
+	case fd < 0:
+		return -1, 0, fmt.Errorf("sandbox: this kernel cannot enforce Landlock rules")
+	}
+	return fd, flags, nil
+}
+
+// confineAndExec restricts this process (every thread) and executes argv.
+func confineAndExec(spec Spec, argv []string) error {
+	if err := config(spec).Restrict(rules(Plan(spec))...); err != nil {
 		return fmt.Errorf("apply the Landlock rules: %w", err)
 	}
 	prog, err := exec.LookPath(argv[0])

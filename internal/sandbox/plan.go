@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,6 +96,16 @@ func (p *planner) expand(path string, a Access, within string) {
 	if err != nil {
 		return // missing: nothing to grant
 	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return
+	}
+	p.expandReal(real, a, within, fi.IsDir())
+}
+
+// expandReal is expand for a path already resolved; dir says whether it
+// is a directory.
+func (p *planner) expandReal(real string, a Access, within string, dir bool) {
 	if within != "" && !under(real, within) {
 		return // a link out of a writable place: "/" covers reading it
 	}
@@ -102,7 +113,9 @@ func (p *planner) expand(path string, a Access, within string) {
 		return
 	}
 	if !slices.ContainsFunc(p.deny, func(d string) bool { return under(d, real) }) {
-		p.add(real, a)
+		if len(p.out) < maxGrants {
+			p.out = append(p.out, Grant{Path: real, Access: a, Dir: dir})
+		}
 		return
 	}
 	// A protected path lies inside: list this directory, and grant its
@@ -120,6 +133,13 @@ func (p *planner) expand(path string, a Access, within string) {
 		if len(p.out) >= maxGrants {
 			return
 		}
-		p.expand(filepath.Join(real, e.Name()), a, in)
+		child := filepath.Join(real, e.Name())
+		if e.Type()&fs.ModeSymlink != 0 {
+			p.expand(child, a, in) // resolve it: the rule attaches to the target
+			continue
+		}
+		// A plain entry of a resolved directory is its own real path: no
+		// need to resolve or stat it again (home folders have hundreds).
+		p.expandReal(child, a, in, e.IsDir())
 	}
 }

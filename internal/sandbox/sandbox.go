@@ -125,6 +125,9 @@ func (s Status) String() string {
 type Sandbox struct {
 	status Status
 	exe    string
+	// inProcess confines a thread of olly for each command (Start)
+	// instead of starting the helper; Landlock only.
+	inProcess bool
 }
 
 // helperWired records that this program calls RunHelperIfAsked first
@@ -147,7 +150,16 @@ func New(exe string) *Sandbox {
 			st = Status{Reason: "this program does not run the sandbox helper (its main does not call sandbox.RunHelperIfAsked)"}
 		}
 	}
-	return &Sandbox{status: st, exe: exe}
+	return &Sandbox{status: st, exe: exe, inProcess: st.Mechanism == "landlock"}
+}
+
+// WithHelper returns a copy of b that confines commands by starting the
+// helper process (olly __sandbox) instead of a confined thread of olly:
+// slower, for comparison and for programs that must not create threads.
+func (b *Sandbox) WithHelper() *Sandbox {
+	c := *b
+	c.inProcess = false
+	return &c
 }
 
 // Disabled returns a Sandbox that confines nothing, saying why.

@@ -7,31 +7,25 @@ import (
 	"github.com/olly-agent/olly/internal/sandbox"
 )
 
-// commandLine returns how to start bash for one command under policy: bash
-// itself, or the sandbox helper that confines bash and then becomes it.
-// The returned spec is what the command ran under (Policy Unsandboxed
-// when nothing confines it).
-func (s *Shell) commandLine(policy sandbox.Policy, bash []string) ([]string, sandbox.Spec, error) {
+// sandboxSpec returns the sandbox one command runs in under policy (Policy
+// Unsandboxed when nothing confines it).
+func (s *Shell) sandboxSpec(policy sandbox.Policy, writable []string) sandbox.Spec {
 	sb := s.m.opts.Sandbox
 	if policy == "" {
 		policy = sandbox.WorkspaceWrite
 	}
 	if policy == sandbox.Unsandboxed || !sb.Status().Active() {
-		return bash, sandbox.Spec{Policy: sandbox.Unsandboxed}, nil
+		return sandbox.Spec{Policy: sandbox.Unsandboxed}
 	}
 	spec := s.m.opts.SandboxSpec
 	spec.Policy = policy
-	spec.Writable = append(append([]string(nil), s.m.roots.paths...), spec.Writable...)
+	spec.Writable = append(append(append([]string(nil), s.m.roots.paths...), writable...), spec.Writable...)
 	// The shell's state comes first: the read-only policy may write only
 	// that (the wrapper saves the session's cd and variables there).
 	spec.Own = append([]string{s.dir, s.tmpDir}, spec.Own...)
 	// Other sessions' shell state is not this command's business.
 	spec.DenyRead = append(append([]string(nil), spec.DenyRead...), s.m.stateDir)
-	argv, err := sb.Wrap(spec, bash)
-	if err != nil {
-		return nil, spec, err
-	}
-	return argv, spec, nil
+	return spec
 }
 
 // makeTmpDir creates the session's private temporary folder, which every

@@ -24,7 +24,7 @@ type run struct {
 	capture    *capture
 	live       *live
 	pump       *pump
-	waitc      chan error   // receives once, when bash has exited
+	waitc      <-chan error // receives once, when bash has exited
 	spec       sandbox.Spec // the sandbox it runs in
 }
 
@@ -38,22 +38,18 @@ func (r *run) pattern(kind string) string {
 // on /dev/tty fails instead of waiting) and process group, with stdin from
 // /dev/null and stdout and stderr on one pipe, so they interleave as
 // written.
-func (s *Shell) start(command, dir string, policy sandbox.Policy, onOutput func([]byte)) (*run, error) {
+func (s *Shell) start(command, dir string, policy sandbox.Policy, writable []string, onOutput func([]byte)) (*run, error) {
 	if err := s.prepare(command); err != nil {
 		return nil, err
 	}
-	argv, spec, err := s.commandLine(policy, []string{s.m.shellPath, "--noprofile", "--norc", "-c", wrapperScript, "bash", s.dir, "TOKEN"})
-	if err != nil {
-		return nil, err
-	}
+	spec := s.sandboxSpec(policy, writable)
 	s.seq++
 	r := &run{token: fmt.Sprintf("%s.%d", s.token, s.seq), seq: s.seq, label: fileLabel(s.id), spec: spec}
-	argv[len(argv)-1] = r.token
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		return nil, fmt.Errorf("shell: create output pipe: %w", err)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd := exec.Command(s.m.shellPath, "--noprofile", "--norc", "-c", wrapperScript, "bash", s.dir, r.token)
 	cmd.Dir = dir
 	cmd.Env = append(commandEnv(s.env, s.m.shlvl, dir, r.token), "TMPDIR="+s.tmpDir, "TMP="+s.tmpDir, "TEMP="+s.tmpDir)
 	cmd.Stdout, cmd.Stderr = pw, pw
@@ -61,7 +57,8 @@ func (s *Shell) start(command, dir string, policy sandbox.Policy, onOutput func(
 	// (what bash started is ended by the next olly, see endLeftovers).
 	cmd.SysProcAttr = sysProcAttr()
 	r.began = time.Now()
-	if err := cmd.Start(); err != nil {
+	waitc, err := s.m.opts.Sandbox.Start(cmd, spec)
+	if err != nil {
 		_ = pr.Close()
 		_ = pw.Close()
 		return nil, fmt.Errorf("shell: could not start %s: %w", s.m.shellPath, err)
@@ -80,8 +77,7 @@ func (s *Shell) start(command, dir string, policy sandbox.Policy, onOutput func(
 	r.capture = newCapture(s.m.opts.MaxOutputBytes, s.m.opts.Limits, s.m.artifactDir, r.pattern("out"), r.live)
 	r.pump = newPump(pr, r.capture)
 	s.startPump(r.pump)
-	r.waitc = make(chan error, 1)
-	go func() { r.waitc <- cmd.Wait() }()
+	r.waitc = waitc
 	return r, nil
 }
 

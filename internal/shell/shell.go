@@ -34,6 +34,10 @@ type RunOptions struct {
 	// sandbox.ReadOnly, sandbox.WorkspaceWrite ("" means this), or
 	// sandbox.Unsandboxed (only for what a person approved so).
 	Policy sandbox.Policy
+	// Writable are more places a workspace-write command may change
+	// besides the manager's roots: the workspace's extra roots and the
+	// directories a person allowed (workspace.Dirs), read per command.
+	Writable []string
 }
 
 // Shell is one session's terminal. Commands run one at a time; cwd,
@@ -157,7 +161,7 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 	if timeout == 0 {
 		timeout = s.m.opts.DefaultTimeout
 	}
-	r, err := s.start(command, start, opts.Policy, opts.OnOutput)
+	r, err := s.start(command, start, opts.Policy, opts.Writable, opts.OnOutput)
 	if err != nil {
 		return nil, err
 	}

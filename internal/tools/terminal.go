@@ -207,7 +207,7 @@ func (t Terminal) run(ctx context.Context, env *Env, command string, edited bool
 	// Live output is sanitized like the final output, so every frontend
 	// can print it as plain text.
 	san := shell.NewSanitizer(func(text []byte) { _ = env.Report.Output(ctx, string(text)) })
-	res, err := env.Shell.Run(ctx, command, shell.RunOptions{Cwd: cwd, Timeout: timeout, Policy: policy, OnOutput: func(b []byte) { _, _ = san.Write(b) }})
+	res, err := env.Shell.Run(ctx, command, shell.RunOptions{Cwd: cwd, Timeout: timeout, Policy: policy, Writable: env.Workspace.Dirs(), OnOutput: func(b []byte) { _, _ = san.Write(b) }})
 	san.Close()
 	switch {
 	case err != nil && ctx.Err() != nil:

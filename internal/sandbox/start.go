@@ -1,0 +1,47 @@
+package sandbox
+
+import (
+	"fmt"
+	"os/exec"
+)
+
+// Start starts cmd confined by spec and returns a channel that receives
+// cmd.Wait's result once, when it has exited. An Unsandboxed spec, or no
+// active sandbox, starts cmd as it is.
+//
+// On Linux the ruleset is applied in olly itself, to one OS thread that
+// then starts cmd (a child inherits its parent thread's Landlock domain)
+// and waits for it; the thread ends with the command and is never used
+// for anything else. This costs a thread and a few system calls instead
+// of starting the helper process (docs/performance.md). On macOS cmd runs
+// under sandbox-exec.
+func (b *Sandbox) Start(cmd *exec.Cmd, spec Spec) (<-chan error, error) {
+	if spec.Policy == Unsandboxed || !b.Status().Active() {
+		return startPlain(cmd)
+	}
+	if err := spec.check(); err != nil {
+		return nil, err
+	}
+	if b.status.Mechanism == "landlock" && b.inProcess {
+		return startConfined(cmd, spec)
+	}
+	argv, err := b.Wrap(spec, cmd.Args)
+	if err != nil {
+		return nil, err
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	cmd.Path, cmd.Args = path, argv
+	return startPlain(cmd)
+}
+
+func startPlain(cmd *exec.Cmd) (<-chan error, error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	waitc := make(chan error, 1)
+	go func() { waitc <- cmd.Wait() }()
+	return waitc, nil
+}
