@@ -59,9 +59,7 @@ func (s *Shell) record(r *run) {
 		return
 	}
 	rec := runRecord{Token: s.token, Since: s.since, Boot: s.m.boot, Owner: os.Getpid(), OwnerStart: s.m.selfStart}
-	for _, l := range s.leaderStarts {
-		rec.Groups = append(rec.Groups, l)
-	}
+	rec.Groups = append(rec.Groups, s.leaderStarts...)
 	rec.Groups = append(rec.Groups, groupRecord{Pgid: r.pid, Start: r.startTicks})
 	b, _ := json.Marshal(rec)
 	tmp := path + ".tmp"
