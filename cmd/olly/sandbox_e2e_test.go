@@ -23,8 +23,8 @@ import (
 // directory, with and without --yes. Nothing outside the workspace may
 // change, no secret may be read or printed, and everyday work still runs.
 
-// buildOlly builds the binary under test once per test.
-func buildOlly(t *testing.T) string {
+// buildSandboxedOlly builds the binary under test once per test.
+func buildSandboxedOlly(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "olly")
 	out, err := exec.Command(goTool(t), "build", "-o", bin, ".").CombinedOutput()
@@ -175,7 +175,7 @@ func TestSandboxEndToEnd(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds olly and runs many commands")
 	}
-	bin := buildOlly(t)
+	bin := buildSandboxedOlly(t)
 	gocache, err := exec.Command(goTool(t), "env", "GOCACHE").Output()
 	if err != nil {
 		t.Fatal(err)
