@@ -167,6 +167,9 @@ func TestTUIEndToEnd(t *testing.T) {
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
 		"XDG_STATE_HOME=" + filepath.Join(home, "state"), "XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
 		"OLLY_BASE_URL=" + srv.URL(),
+		// ask mode: in auto mode (the default where the sandbox works) this
+		// medium command would run confined without a card to answer.
+		"OLLY_APPROVAL_MODE=ask",
 	}
 
 	live := startOlly(t, bin, env, "--cwd", ws)
