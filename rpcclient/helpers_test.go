@@ -71,6 +71,9 @@ func newEnv(t *testing.T) *env {
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
 		"XDG_STATE_HOME=" + filepath.Join(home, "state"), "XDG_CACHE_HOME=" + filepath.Join(home, "cache"),
 		"OLLY_DB=" + filepath.Join(home, "olly.db"),
+		// ask mode: these tests answer approvals; in auto mode (the default
+		// where the sandbox works) medium commands run confined unasked.
+		"OLLY_APPROVAL_MODE=ask",
 	}
 	return e
 }
