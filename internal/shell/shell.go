@@ -318,22 +318,33 @@ func (s *Shell) describeStop(r *run, why stopReason, res *Result) {
 }
 
 // bgExecWait bounds how long describeBackground waits, for all jobs
-// together, for those that are still a copy of bash to become the
-// programs they run.
-const bgExecWait = 50 * time.Millisecond
+// together, for those that are still a copy of bash (or a launcher such as
+// nohup) to become the programs they run. It is spent only while a job
+// still looks like that: in practice a few milliseconds, but on a loaded
+// machine a fork and two execs took over 50 ms (a job named "nohup").
+const bgExecWait = 200 * time.Millisecond
 
 // bgName names a background process. A job bash has just forked is still
 // named like bash until it executes its program (`sleep 1000 &` reads as
-// bash for a moment); the name is read again until deadline, so the note
-// says sleep. A job that really is a subshell keeps bash's name.
+// bash for a moment), and a launcher that execs the program it is given
+// (`nohup sleep 1000 &`) carries the launcher's name a moment longer; the
+// name is read again until deadline, so the note says sleep. A job that
+// really is a subshell, or a launcher still running, keeps that name.
 func (s *Shell) bgName(pid int, deadline time.Time) string {
 	shell := filepath.Base(s.m.shellPath)
 	n := procName(pid)
-	for n == shell && time.Now().Before(deadline) {
+	for (n == shell || execLaunchers[n]) && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 		n = procName(pid)
 	}
 	return n
+}
+
+// execLaunchers are programs that exec the command they are given, so a
+// background job shows their name only until they do.
+var execLaunchers = map[string]bool{
+	"nohup": true, "setsid": true, "env": true, "nice": true, "ionice": true,
+	"stdbuf": true, "chrt": true, "taskset": true, "exec": true,
 }
 
 func (s *Shell) describeBackground(res *Result) {
