@@ -101,41 +101,7 @@ func BenchmarkSearchVsRipgrep(b *testing.B) {
 			rgArgs = append([]string{"-F"}, rgArgs...)
 		}
 		// Both must find the same lines (and warm the page cache).
-		res, err := Search{}.Run(ctx, env, args)
-		if err != nil || res.IsError {
-			b.Fatalf("%s: %v %+v", q.name, err, res)
-		}
-		var ours int
-		fmt.Sscanf(res.Content, "Found %d matching lines", &ours)
-		if rgErr == nil {
-			out, err := exec.Command(rg, rgArgs...).Output()
-			if err != nil {
-				b.Fatalf("rg: %v", err)
-			}
-			if theirs := bytes.Count(out, []byte{'\n'}); theirs != ours {
-				b.Fatalf("%s: ripgrep found %d lines, search_workspace %d", q.name, theirs, ours)
-			}
-		}
-		b.Run("olly/"+q.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if res, err := (Search{}).Run(ctx, env, args); err != nil || res.IsError {
-					b.Fatal(err, res)
-				}
-			}
-		})
-		b.Run("rg/"+q.name, func(b *testing.B) {
-			if rgErr != nil {
-				b.Skip("ripgrep is not installed")
-			}
-			for b.Loop() {
-				cmd := exec.Command(rg, rgArgs...)
-				cmd.Stdout = io.Discard
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		benchAgainstRipgrep(b, ctx, env, q.name, args, rg, rgArgs, rgErr)
 	}
 }
 
@@ -217,42 +183,7 @@ func BenchmarkSearchGoSource(b *testing.B) {
 	ctx := context.Background()
 	for _, q := range goSourcePatterns {
 		args := ArgsOf(map[string]any{"query": q.query, "isRegex": q.regex})
-		rgArgs := rgArgsFor(q.query, q.regex, dir)
-		res, err := Search{}.Run(ctx, env, args)
-		if err != nil || res.IsError {
-			b.Fatalf("%s: %v %+v", q.name, err, res)
-		}
-		var ours int
-		fmt.Sscanf(res.Content, "Found %d matching lines", &ours)
-		if rgErr == nil {
-			out, err := exec.Command(rg, rgArgs...).Output()
-			if err != nil {
-				b.Fatalf("rg: %v", err)
-			}
-			if theirs := bytes.Count(out, []byte{'\n'}); theirs != ours {
-				b.Fatalf("%s: ripgrep found %d lines, search_workspace %d", q.name, theirs, ours)
-			}
-		}
-		b.Run("olly/"+q.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if res, err := (Search{}).Run(ctx, env, args); err != nil || res.IsError {
-					b.Fatal(err, res)
-				}
-			}
-		})
-		b.Run("rg/"+q.name, func(b *testing.B) {
-			if rgErr != nil {
-				b.Skip("ripgrep is not installed (apt-get install ripgrep)")
-			}
-			for b.Loop() {
-				cmd := exec.Command(rg, rgArgs...)
-				cmd.Stdout = io.Discard
-				if err := cmd.Run(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
+		benchAgainstRipgrep(b, ctx, env, q.name, args, rg, rgArgsFor(q.query, q.regex, dir), rgErr)
 	}
 }
 
@@ -265,4 +196,45 @@ func rgArgsFor(query string, regex bool, dir string) []string {
 		args = append(args, "-F", "-S")
 	}
 	return append(args, "-e", query, dir)
+}
+
+// benchAgainstRipgrep checks that search_workspace and ripgrep (when
+// installed) count the same matching lines for one query, then times both.
+func benchAgainstRipgrep(b *testing.B, ctx context.Context, env *Env, name string, args Args, rg string, rgArgs []string, rgErr error) {
+	b.Helper()
+	res, err := Search{}.Run(ctx, env, args)
+	if err != nil || res.IsError {
+		b.Fatalf("%s: %v %+v", name, err, res)
+	}
+	var ours int
+	fmt.Sscanf(res.Content, "Found %d matching lines", &ours)
+	if rgErr == nil {
+		out, err := exec.Command(rg, rgArgs...).Output()
+		if err != nil {
+			b.Fatalf("rg: %v", err)
+		}
+		if theirs := bytes.Count(out, []byte{'\n'}); theirs != ours {
+			b.Fatalf("%s: ripgrep found %d lines, search_workspace %d", name, theirs, ours)
+		}
+	}
+	b.Run("olly/"+name, func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if res, err := (Search{}).Run(ctx, env, args); err != nil || res.IsError {
+				b.Fatal(err, res)
+			}
+		}
+	})
+	b.Run("rg/"+name, func(b *testing.B) {
+		if rgErr != nil {
+			b.Skip("ripgrep is not installed (apt-get install ripgrep)")
+		}
+		for b.Loop() {
+			cmd := exec.Command(rg, rgArgs...)
+			cmd.Stdout = io.Discard
+			if err := cmd.Run(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
