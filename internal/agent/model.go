@@ -36,17 +36,12 @@ func (a *Agent) modelDetails(ctx context.Context, model string) (*llm.ModelDetai
 // Ollama's default window is far smaller than what agents need, and a
 // silently truncated prompt looks to the person like a forgetful model.
 func (c Config) numCtx(model string, d *llm.ModelDetails) int {
-	n := d.ContextLength
-	if n <= 0 {
-		n = c.DefaultContextWindow
-	}
-	limit := c.MaxContextWindow
+	modelCap := 0
 	if c.ContextCap != nil {
-		if m := c.ContextCap(model); m > 0 {
-			limit = m
-		}
+		modelCap = c.ContextCap(model)
 	}
-	return min(n, limit)
+	n, _ := llm.NumCtx(d.ContextLength, c.DefaultContextWindow, c.MaxContextWindow, modelCap)
+	return n
 }
 
 // think is the request's think setting: on when enabled and the model can

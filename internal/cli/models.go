@@ -65,23 +65,10 @@ type modelJSON struct {
 	Error      string `json:"error,omitempty"`
 }
 
-// numCtx is the window olly requests for a model, and what decided it. It
-// is the agent's rule (internal/agent Config.numCtx): the per-model cap
-// takes precedence over agent.maxContextWindow, and neither raises the
-// window past the model's own length.
+// numCtx is the window olly requests for a model, and what decided it: the
+// agent's rule (llm.NumCtx) with this person's settings.
 func numCtx(m models.Model, cfg *config.Config) (int, string) {
-	own := m.ContextLength
-	if own <= 0 {
-		own = cfg.ContextWindow
-	}
-	limit, from := cfg.Agent.MaxContextWindow, "agent.maxContextWindow"
-	if m.NumCtxCap > 0 {
-		limit, from = m.NumCtxCap, "cap"
-	}
-	if own <= limit {
-		return own, "model"
-	}
-	return limit, from
+	return llm.NumCtx(m.ContextLength, cfg.ContextWindow, cfg.Agent.MaxContextWindow, m.NumCtxCap)
 }
 
 func runModels(ctx context.Context, opts *modelsOptions) error {
