@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/olly-agent/olly/internal/app"
@@ -135,30 +133,14 @@ func workspaceFiles(ctx context.Context, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var mu sync.Mutex
-	var out []string
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	err = ws.Walk(ctx, ".", workspace.WalkOptions{}, func(e workspace.Entry) error {
-		if e.IsDir {
-			return nil
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if len(out) >= maxCompletionFiles {
-			return errStopWalk
-		}
-		out = append(out, e.Rel)
-		return nil
-	})
-	if err != nil && err != errStopWalk && len(out) == 0 {
+	files, err := ws.Files(ctx, maxCompletionFiles)
+	if err != nil {
 		return nil, fmt.Errorf("list the workspace's files: %w", err)
 	}
-	sort.Strings(out)
-	return out, nil
+	return files, nil
 }
-
-var errStopWalk = fmt.Errorf("enough files")
 
 // gitBranch is the workspace's current git branch ("" outside git).
 func gitBranch(dir string) string {

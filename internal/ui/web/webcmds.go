@@ -6,10 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/olly-agent/olly/internal/workspace"
 	"github.com/olly-agent/olly/rpcproto"
@@ -128,25 +126,16 @@ func (c *conn) completeFiles(ctx context.Context, query string) ([]string, error
 	if err != nil {
 		return nil, err
 	}
-	q := strings.ToLower(query)
-	var (
-		mu   sync.Mutex // the walk calls back from several goroutines
-		out  []string
-		seen int
-	)
-	err = ws.Walk(ctx, ".", workspace.WalkOptions{}, func(e workspace.Entry) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if seen++; seen > completeWalk || len(out) >= completeMax*4 {
-			return fs.SkipAll
-		}
-		if !e.IsDir && strings.Contains(strings.ToLower(e.Rel), q) {
-			out = append(out, e.Rel)
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, fs.SkipAll) {
+	files, err := ws.Files(ctx, completeWalk)
+	if err != nil {
 		return nil, err
+	}
+	q := strings.ToLower(query)
+	var out []string
+	for _, f := range files {
+		if strings.Contains(strings.ToLower(f), q) {
+			out = append(out, f)
+		}
 	}
 	// Shorter paths first: the likelier match for what was typed.
 	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
