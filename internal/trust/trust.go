@@ -138,9 +138,20 @@ func (s *Store) Entries(workspace string) ([]Entry, error) {
 	return out, nil
 }
 
+// update re-reads the file under the process lock and a file lock (two
+// olly processes trusting at once must not lose each other's decision),
+// applies change and replaces the file atomically.
 func (s *Store) update(change func(*file)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return fmt.Errorf("trust: %w", err)
+	}
+	unlock, err := lockFile(s.path + ".lock")
+	if err != nil {
+		return fmt.Errorf("trust: lock %s: %w", s.path, err)
+	}
+	defer unlock()
 	f, err := s.load()
 	if err != nil {
 		return err

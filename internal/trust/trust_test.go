@@ -3,6 +3,7 @@ package trust
 import (
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
 
@@ -82,5 +83,36 @@ func TestSymlinkedWorkspaceIsTheSame(t *testing.T) {
 	}
 	if !s.Trusted(ws, KindMCP, "x", "f") {
 		t.Fatal("trust via a symlink does not apply to the real folder")
+	}
+}
+
+func TestConcurrentStoresKeepEveryDecision(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trust.json")
+	ws := t.TempDir()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Separate Stores stand for separate processes: only the file
+			// lock keeps their read-modify-write cycles apart.
+			s, err := Open(path)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if err := s.Trust(ws, KindHook, string(rune('a'+i)), "x"); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Entries(ws)
+	if err != nil || len(got) != 8 {
+		t.Fatalf("Entries = %d (%v), want 8: a decision was lost", len(got), err)
 	}
 }
