@@ -39,7 +39,7 @@ func commandExamples() map[string]example {
 		Model: "qwen3:8b", Usage: &rpcproto.PiUsage{Input: 1200, Output: 9, TotalTokens: 1209}, StopReason: rpcproto.PiStopStop, Timestamp: at.UnixMilli()}
 	text := "One file, go.mod."
 	ev := event.Event{Session: "01JD5ZQ8", Seq: 2, ParentSeq: 1, Turn: 1, At: at, Data: event.UserMessage{Text: "what is here?"}}
-	return map[string]example{
+	out := map[string]example{
 		"prompt":              {`"req_1"`, rpcproto.PromptRequest{Message: "add a test for Parse in @parse.go"}, rpcproto.PromptResult{SessionID: "01JD5ZQ8"}},
 		"steer":               {`"req_2"`, rpcproto.MessageRequest{Message: "use table-driven tests"}, rpcproto.PromptResult{Queued: wireSteer, SessionID: "01JD5ZQ8"}},
 		"follow_up":           {`"req_3"`, rpcproto.MessageRequest{Message: "then run go vet"}, rpcproto.PromptResult{Queued: wireFollowUp, SessionID: "01JD5ZQ8"}},
@@ -86,4 +86,8 @@ func commandExamples() map[string]example {
 			Hits: []store.EventMatch{{Seq: 2, Turn: 1, Type: "user_message", At: at, Snippet: "add a «hello» «world» main.go", Score: 0.03}}}},
 			WordsOnly: true, Notice: "searched by words only: no embedding model is configured"})},
 	}
+	for name, e := range parityExamples(model) {
+		out[name] = e
+	}
+	return out
 }

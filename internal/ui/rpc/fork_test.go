@@ -1,0 +1,63 @@
+package rpc
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/rpcproto"
+)
+
+func TestForkCutsBeforeAPromptIntoANewSession(t *testing.T) {
+	b := newBackend(t, quickRunner{})
+	c := serve(t, b, nil)
+	for i, text := range []string{"first prompt", "second prompt"} {
+		id := `"p` + string(rune('0'+i)) + `"`
+		c.call(id, `{"id":`+id+`,"type":"prompt","message":"`+text+`"}`)
+		c.next("turn_finished", func(f frame) bool { return f.Type == string(event.TypeTurnFinished) })
+	}
+	fm := c.call(`"fm"`, `{"id":"fm","type":"get_fork_messages"}`)
+	var msgs rpcproto.ForkMessages
+	if err := json.Unmarshal(fm.Data, &msgs); err != nil || len(msgs.Messages) != 2 || msgs.Messages[1].Text != "second prompt" {
+		t.Fatalf("get_fork_messages: %s", fm.raw)
+	}
+
+	f := c.call(`"f"`, `{"id":"f","type":"fork","entryId":"`+msgs.Messages[1].EntryID+`"}`)
+	var res rpcproto.ForkResult
+	if err := json.Unmarshal(f.Data, &res); err != nil || !f.Success {
+		t.Fatalf("fork: %s", f.raw)
+	}
+	if res.Text != "second prompt" || res.Cancelled || res.SessionID == b.sess.ID || res.ParentSessionID != b.sess.ID {
+		t.Fatalf("fork result %+v", res)
+	}
+	// The new session is current and holds the first exchange only.
+	after := c.call(`"fm2"`, `{"id":"fm2","type":"get_fork_messages"}`)
+	if err := json.Unmarshal(after.Data, &msgs); err != nil || len(msgs.Messages) != 1 || msgs.Messages[0].Text != "first prompt" {
+		t.Fatalf("fork's prompts: %s", after.raw)
+	}
+	if st := c.call(`"s"`, `{"id":"s","type":"get_state"}`); !strings.Contains(string(st.Data), `"sessionId":"`+res.SessionID+`"`) {
+		t.Errorf("state after fork: %s", st.Data)
+	}
+	// The original keeps both prompts.
+	orig, err := b.svc.BranchPrompts(t.Context(), b.sess.ID)
+	if err != nil || len(orig) != 2 {
+		t.Errorf("original after fork: %v %v", orig, err)
+	}
+
+	// Before the first prompt: an empty session with the prompt's text.
+	first := c.call(`"f0"`, `{"id":"f0","type":"fork","entryId":"`+msgs.Messages[0].EntryID+`"}`)
+	var empty rpcproto.ForkResult
+	if err := json.Unmarshal(first.Data, &empty); err != nil || !first.Success || empty.Text != "first prompt" || empty.SessionID == res.SessionID {
+		t.Fatalf("fork before the first prompt: %s", first.raw)
+	}
+	if fm := c.call(`"fm3"`, `{"id":"fm3","type":"get_fork_messages"}`); string(fm.Data) != `{"messages":[]}` {
+		t.Errorf("empty fork's prompts: %s", fm.Data)
+	}
+
+	for _, bad := range []string{`{"id":"x","type":"fork"}`, `{"id":"x","type":"fork","entryId":"zz"}`, `{"id":"x","type":"fork","entryId":"999"}`} {
+		if r := c.call(`"x"`, bad); r.Success || r.Error == "" {
+			t.Errorf("%s: %s", bad, r.raw)
+		}
+	}
+}

@@ -1,0 +1,7 @@
+package rpc
+
+// parityCommands are the commands pi's clients send that olly answers
+// like pi (fork, thinking levels, queue modes, retries, cycling models).
+func parityCommands() []*command {
+	return forkCommands()
+}

@@ -1,0 +1,13 @@
+package rpc
+
+import "github.com/olly-agent/olly/rpcproto"
+
+// parityExamples are the examples of parityCommands, for the reference.
+func parityExamples(_ rpcproto.PiModel) map[string]example {
+	return map[string]example{
+		"fork": {`"req_40"`, rpcproto.ForkRequest{EntryID: "14"}, rpcproto.ForkResult{Text: "now add a flag for the port", SessionID: "01JD61CD",
+			ParentSessionID: "01JD5ZQ8", Workspace: "/home/me/proj", LastSeq: 13}},
+		"get_fork_messages": {`"req_41"`, rpcproto.Empty{}, rpcproto.ForkMessages{Messages: []rpcproto.ForkMessage{
+			{EntryID: "2", Text: "add a hello world main.go", Seq: 2, Turn: 1}, {EntryID: "14", Text: "now add a flag for the port", Seq: 14, Turn: 2}}}},
+	}
+}
