@@ -14,7 +14,7 @@ func TestForkCutsBeforeAPromptIntoANewSession(t *testing.T) {
 	c := serve(t, b, nil)
 	for i, text := range []string{"first prompt", "second prompt"} {
 		id := `"p` + string(rune('0'+i)) + `"`
-		c.call(id, `{"id":`+id+`,"type":"prompt","message":"`+text+`"}`)
+		c.call(id, `{"id":`+id+`,"type":"prompt","streamingBehavior":"followUp","message":"`+text+`"}`) // followUp: the first turn may still be ending
 		c.next("turn_finished", func(f frame) bool { return f.Type == string(event.TypeTurnFinished) })
 	}
 	fm := c.call(`"fm"`, `{"id":"fm","type":"get_fork_messages"}`)
