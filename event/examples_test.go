@@ -35,7 +35,7 @@ func examples() []example {
 		{FilesChanged{CheckpointID: "ckpt_1", Status: "pending", Files: []ChangedFile{{Path: "main.go", Action: "created", Additions: 7}}}, "Files of a checkpoint; merge by checkpointId."},
 		{FileChangeResult{CheckpointID: "ckpt_1", FilePath: "main.go", Action: "undo", Hunk: 2, Success: true}, "Keep or undo of one file or hunk."},
 		{KeepUndoResult{CheckpointID: "ckpt_1", Action: "keep", Success: true}, "Keep-all or undo-all of a checkpoint."},
-		{TokenUsage{PromptTokens: 5200, CompletionTokens: 310, ContextWindow: 40960, Categories: TokenCategories{System: 1400, ToolDefinitions: 900, Messages: 1200, ToolResults: 1700}}, "Context use after an iteration."},
+		{TokenUsage{PromptTokens: 5200, CompletionTokens: 310, ContextWindow: 40960, Categories: TokenCategories{System: 1100, ToolDefinitions: 900, Messages: 1200, ToolResults: 1700, Instructions: 300}}, "Context use after an iteration."},
 		{TitleChanged{Title: "Hello world in Go"}, "The session's title."},
 		{SessionSettings{Model: ptr("qwen3:8b"), AutoApproveCommands: &yes}, "A change of the session's own settings."},
 		{Error{Message: "cannot reach Ollama at http://localhost:11434 — is `ollama serve` running?", Kind: "connection"}, "A failure shown to the person."},

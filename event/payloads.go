@@ -421,6 +421,9 @@ type TokenCategories struct {
 	Messages        int `json:"messages"`
 	ToolResults     int `json:"toolResults"`
 	Files           int `json:"files"`
+	// Instructions are the instruction files (AGENTS.md, CLAUDE.md…)
+	// inside the system prompt.
+	Instructions int `json:"instructions"`
 }
 
 // TokenUsage reports context use after an iteration.

@@ -76,6 +76,10 @@ type Config struct {
 	// ProjectContextBytes bounds the project context given to read-only
 	// modes and sub-agents (default 12 000).
 	ProjectContextBytes int
+	// UserConfigDir is olly's configuration directory (config.Paths), where
+	// the person's own AGENTS.md, skills and commands live; "": none
+	// (tests).
+	UserConfigDir string
 }
 
 // ConfigFrom reads the agent's settings.

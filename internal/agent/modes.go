@@ -61,6 +61,9 @@ type routing struct {
 	project string
 	// scratch is the session's scratch directory ("" when none).
 	scratch string
+	// instructions is the block of instruction files (AGENTS.md…), every
+	// mode (extend.go).
+	instructions string
 }
 
 // ids is the run's id base.
@@ -171,6 +174,7 @@ func (r *run) route(ctx context.Context, m mode) {
 	if !m.orchestrator {
 		r.project = r.a.projectContext(ctx, r.t.SessionID, r.t.Workspace)
 	}
+	r.loadExtensions() // extend.go: instruction files, skills
 	switch {
 	case m.readOnly:
 		r.gates.needsWrite = false

@@ -17,9 +17,10 @@ import (
 
 // Project context (seed: projectContext.ts): what a read-only mode or a
 // sub-agent should know about the project before it starts — the
-// instruction files (AGENTS.md, CLAUDE.md), the manifests, the README and
-// the git state — discovered once per session and cached. The orchestrator
-// does not get it: it delegates reading to sub-agents, which do.
+// manifests, the README and the git state — discovered once per session
+// and cached. The orchestrator does not get it: it delegates reading to
+// sub-agents, which do. The instruction files (AGENTS.md, CLAUDE.md) are
+// not here: every mode gets them in a block of their own (extend.go).
 const (
 	// defaultProjectContextBytes bounds the whole block.
 	defaultProjectContextBytes = 12_000
@@ -35,9 +36,6 @@ const (
 	// projectCacheMax bounds the sessions whose context is kept.
 	projectCacheMax = 64
 )
-
-// instructionFiles come first: they are written for agents.
-func instructionFiles() []string { return []string{"AGENTS.md", "CLAUDE.md"} }
 
 // manifestFiles say what the project is built with.
 func manifestFiles() []string {
@@ -107,9 +105,6 @@ func buildProjectContext(ctx context.Context, ws *workspace.Workspace, budget in
 	file := func(name string) {
 		text, cut := readProjectFile(ws, name)
 		add(name, text, cut)
-	}
-	for _, name := range instructionFiles() {
-		file(name)
 	}
 	add("Git", gitContext(ctx, ws.Primary().Path), false)
 	for _, name := range manifestFiles() {

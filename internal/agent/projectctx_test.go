@@ -53,9 +53,10 @@ func TestProjectContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := buildProjectContext(context.Background(), ws, defaultProjectContextBytes)
-	mustContain(t, "project context", got, "<project_context>", "## AGENTS.md\nRun `make test`", "## go.mod\nmodule example.com/x",
+	mustContain(t, "project context", got, "<project_context>", "## go.mod\nmodule example.com/x",
 		"## Git\nBranch: trunk", "?? README.md", "initial layout", "## README.md\n# X", "… (cut short)", "</project_context>")
-	for _, bad := range []string{"OUTSIDE SECRET", "not a project file"} {
+	// Instruction files have a block of their own (extend.go).
+	for _, bad := range []string{"OUTSIDE SECRET", "not a project file", "AGENTS.md"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("project context contains %q", bad)
 		}
@@ -63,16 +64,16 @@ func TestProjectContext(t *testing.T) {
 	if len(got) > defaultProjectContextBytes+200 {
 		t.Errorf("project context is %d bytes, budget %d", len(got), defaultProjectContextBytes)
 	}
-	// Order: instructions, git, manifests, README.
-	order := []string{"## AGENTS.md", "## Git", "## go.mod", "## README.md"}
+	// Order: git, manifests, README.
+	order := []string{"## Git", "## go.mod", "## README.md"}
 	for i := 1; i < len(order); i++ {
 		if strings.Index(got, order[i-1]) > strings.Index(got, order[i]) {
 			t.Errorf("%s comes after %s", order[i-1], order[i])
 		}
 	}
 	// A small budget keeps the first sections and drops the rest.
-	small := buildProjectContext(context.Background(), ws, 400)
-	if !strings.Contains(small, "## AGENTS.md") || strings.Contains(small, "## README.md") || len(small) > 600 {
+	small := buildProjectContext(context.Background(), ws, 300)
+	if !strings.Contains(small, "## Git") || strings.Contains(small, "## README.md") || len(small) > 600 {
 		t.Errorf("small budget (%d bytes):\n%s", len(small), small)
 	}
 	// Nothing to say: no block at all.
@@ -85,7 +86,7 @@ func TestProjectContext(t *testing.T) {
 // Computed once per session: later changes show in a new session only.
 func TestProjectContextCached(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"AGENTS.md": "first\n"})
+	writeFiles(t, dir, map[string]string{"go.mod": "first\n"})
 	ws, err := workspace.New([]string{dir})
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +96,7 @@ func TestProjectContextCached(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := a.projectContext(context.Background(), "s1", ws)
-	writeFiles(t, dir, map[string]string{"AGENTS.md": "second\n"})
+	writeFiles(t, dir, map[string]string{"go.mod": "second\n"})
 	if again := a.projectContext(context.Background(), "s1", ws); again != first {
 		t.Errorf("same session recomputed: %q", again)
 	}
@@ -106,7 +107,7 @@ func TestProjectContextCached(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_ = a.projectContext(ctx, "s3", ws)
-	writeFiles(t, dir, map[string]string{"AGENTS.md": "third\n"})
+	writeFiles(t, dir, map[string]string{"go.mod": "third\n"})
 	if got := a.projectContext(context.Background(), "s3", ws); !strings.Contains(got, "third") {
 		t.Errorf("after a canceled computation: %q", got)
 	}

@@ -70,6 +70,9 @@ type promptData struct {
 	Project string
 	// Scratch is the scratch directory ("" when none).
 	Scratch string
+	// Instructions is the block of instruction files (AGENTS.md…), in
+	// every mode's prompt.
+	Instructions string
 }
 
 type promptTool struct {
@@ -82,7 +85,8 @@ func (r *run) systemPrompt() (string, error) {
 	d := promptData{OS: r.a.goos, Shell: r.a.shell, Date: r.a.clock.Now().Format("2006-01-02"),
 		Native: r.format == session.FormatNative, Has: r.offered, MaxIterations: r.cfg.MaxIterations,
 		Mode: r.mode.name, Intent: r.intent(), Subagent: r.depth > 0, Focus: r.hint, Words: subagentWords,
-		Security: r.mode.security, Project: r.project, Scratch: r.scratch}
+		Security: r.mode.security, Project: r.project, Scratch: r.scratch,
+		Instructions: r.instructions}
 	d.Delegates = r.offered[tools.SubagentTool] && !r.offered["read_file"]
 	for _, n := range lspTools() {
 		d.LSP = d.LSP || r.offered[n]

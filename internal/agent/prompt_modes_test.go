@@ -34,7 +34,7 @@ func renderFor(t *testing.T, a *Agent, dir, mode string, native bool, d *event.D
 
 func TestModePrompts(t *testing.T) {
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"AGENTS.md": "Always run the linter.\n"})
+	writeFiles(t, dir, map[string]string{"AGENTS.md": "Always run the linter.\n", "go.mod": "module example.com/x\n"})
 	scratch := t.TempDir()
 	a, err := New(Deps{Provider: &memProvider{}, Tools: allTools(t),
 		Config: Config{Model: "m", Tools: orchestratorTools(), ScratchDir: scratch}})
@@ -50,7 +50,7 @@ func TestModePrompts(t *testing.T) {
 	}{
 		{ModeAgent, true,
 			[]string{"DELEGATION", "1. SCOUT", "2. EXPLORE", "3. WRITE", "4. VERIFY", "Sub-agent practice", "findings are returned only to you",
-				"SCRATCH DIRECTORY\nFor throwaway files", filepath.Join(scratch, "s1"), "COMPLETION SIGNAL", "Do not read or search files through run_terminal_command"},
+				"SCRATCH DIRECTORY\nFor throwaway files", "<instructions>", "Always run the linter.", filepath.Join(scratch, "s1"), "COMPLETION SIGNAL", "Do not read or search files through run_terminal_command"},
 			[]string{"<project_context>", "<tool_call>{", "SEARCH TIPS", "read_file rather than cat"}},
 		{ModeAgent, false,
 			[]string{"DELEGATION", "<tool_call>{\"name\": \"run_subagent\"", "### run_subagent", "### write_file", "SEARCH TIPS", "give a sub-agent the distinctive text"},

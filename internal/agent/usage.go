@@ -11,7 +11,7 @@ import (
 // iteration a token_usage event gives the server's real counts
 // (prompt_eval_count, eval_count) and a breakdown of the prompt by where
 // it came from — system prompt, tool definitions, conversation messages,
-// tool results, attached files. The breakdown is estimated per message
+// tool results, attached files, instruction files. The breakdown is estimated per message
 // (usage_estimate.go) and scaled so its categories add up to the real
 // prompt count; without a real count the estimate itself is reported,
 // marked Estimated.
@@ -55,7 +55,10 @@ func (r *run) estimateRequest(req *llm.ChatRequest) requestEstimate {
 	moved := min(r.cs.textTools, c.System)
 	c.System -= moved
 	c.ToolDefinitions += moved
-	return requestEstimate{cats: c, total: c.System + c.ToolDefinitions + c.Messages + c.ToolResults + c.Files}
+	moved = min(r.instructionTokens(), c.System)
+	c.System -= moved
+	c.Instructions += moved
+	return requestEstimate{cats: c, total: c.System + c.ToolDefinitions + c.Messages + c.ToolResults + c.Files + c.Instructions}
 }
 
 // splitUser estimates a user message by category: attached files, the
@@ -114,8 +117,8 @@ func scaleCategories(c event.TokenCategories, est, real int) event.TokenCategori
 	if est <= 0 {
 		return event.TokenCategories{System: real}
 	}
-	vals := [5]*int{&c.System, &c.ToolDefinitions, &c.Messages, &c.ToolResults, &c.Files}
-	var rem [5]int
+	vals := [6]*int{&c.System, &c.ToolDefinitions, &c.Messages, &c.ToolResults, &c.Files, &c.Instructions}
+	var rem [6]int
 	sum := 0
 	for i, v := range vals {
 		prod := *v * real

@@ -14,7 +14,7 @@ import (
 )
 
 func sum(c event.TokenCategories) int {
-	return c.System + c.ToolDefinitions + c.Messages + c.ToolResults + c.Files
+	return c.System + c.ToolDefinitions + c.Messages + c.ToolResults + c.Files + c.Instructions
 }
 
 // The breakdown is scaled to the server's count: its categories add up to

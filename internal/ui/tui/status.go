@@ -69,8 +69,12 @@ func (m *Model) contextUse() string {
 	}
 	if m.width >= 140 {
 		c := u.Categories
-		s = st.muted.Render(fmt.Sprintf("sys %s · tools %s · msgs %s · results %s · files %s │ ",
-			kilo(c.System), kilo(c.ToolDefinitions), kilo(c.Messages), kilo(c.ToolResults), kilo(c.Files))) + s
+		instr := ""
+		if c.Instructions > 0 {
+			instr = " · instr " + kilo(c.Instructions)
+		}
+		s = st.muted.Render(fmt.Sprintf("sys %s%s · tools %s · msgs %s · results %s · files %s │ ",
+			kilo(c.System), instr, kilo(c.ToolDefinitions), kilo(c.Messages), kilo(c.ToolResults), kilo(c.Files))) + s
 	}
 	return s
 }
