@@ -239,6 +239,9 @@ type ToolAction struct {
 	Deletions    int    `json:"deletions,omitempty"`
 	// Output is the (truncated) output shown under a terminal command.
 	Output string `json:"output,omitempty"`
+	// Artifact is the file that holds a command's full output when Output
+	// is cut (an absolute path in olly's artifacts directory).
+	Artifact string `json:"artifact,omitempty"`
 	// Listing is a structured result for list/search tools (file, count).
 	Listing []ListingEntry `json:"listing,omitempty"`
 }

@@ -215,5 +215,16 @@ func TestTUIEndToEnd(t *testing.T) {
 		t.Errorf("the reopened session differs from the live one\n--- live:\n%s\n--- reopened:\n%s", seen, reopened)
 	}
 	again.quit()
+
+	// --resume without an id opens the sessions picker; Enter opens the
+	// session picked.
+	picker := startOlly(t, bin, env, "--cwd", ws, "--resume")
+	list := picker.waitFor("Enter resumes")
+	if !strings.Contains(list, "▸ ") {
+		t.Errorf("the sessions picker shows no session:\n%s", list)
+	}
+	picker.send("\r")
+	picker.waitFor("Made the file and capitalised two.")
+	picker.quit()
 	t.Logf("live screen:\n%s", seen)
 }

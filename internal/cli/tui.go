@@ -50,11 +50,25 @@ func runTUI(ctx context.Context, f *Factory, opts *printOptions, args []string) 
 	defer a.Close()
 
 	var sess *store.Session
-	if opts.resuming() {
+	switch {
+	case opts.Resume == resumePick:
+		// --resume without an id: the UI's sessions picker.
+		if opts.resumeMiss != "" {
+			return usageError("no session matches %q (olly sessions list shows them; --resume alone opens a list to pick from)", opts.resumeMiss)
+		}
+		recent, err := a.Sessions.Recent(ctx, d.workspace, 1)
+		if err != nil {
+			return err
+		}
+		if len(recent) == 0 {
+			return usageError("no sessions in %s yet: olly starts a new one", d.workspace)
+		}
+		sess = &store.Session{Workspace: d.workspace}
+	case opts.resuming():
 		if sess, err = resumeTarget(ctx, f, a.Sessions, opts, d.workspace, f.terminal()); err != nil {
 			return err
 		}
-	} else {
+	default:
 		model, err := pickModel(ctx, f, a, a.Config.AgentMode.Model)
 		if err != nil {
 			return err
@@ -76,17 +90,23 @@ func runTUI(ctx context.Context, f *Factory, opts *printOptions, args []string) 
 
 	task := strings.TrimSpace(strings.Join(args, " "))
 	id := sess.ID
-	for id != "" {
-		next, err := tui.Run(ctx, tui.RunOptions{
-			Deps: tuiDeps(a, sess.Workspace), Feed: a.Sessions, SessionID: id, Task: task,
-			In: f.IO.In, Out: f.IO.Out,
-		})
-		if err != nil {
+	if id == "" {
+		// The picker first; the task, if any, goes to the session picked.
+		if id, err = tui.Run(ctx, tuiOptions(f, a, sess.Workspace, "", "")); err != nil {
 			return err
 		}
-		id, task = next, ""
+	}
+	for id != "" {
+		if id, err = tui.Run(ctx, tuiOptions(f, a, sess.Workspace, id, task)); err != nil {
+			return err
+		}
+		task = ""
 	}
 	return nil
+}
+
+func tuiOptions(f *Factory, a *app.App, dir, id, task string) tui.RunOptions {
+	return tui.RunOptions{Deps: tuiDeps(a, dir), Feed: a.Sessions, SessionID: id, Task: task, Workspace: dir, In: f.IO.In, Out: f.IO.Out}
 }
 
 // tuiDeps are the services the UI calls, from the app.

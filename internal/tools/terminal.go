@@ -221,7 +221,7 @@ func (t Terminal) run(ctx context.Context, env *Env, command string, edited bool
 	if edited {
 		text = "The person edited the command before approving it; it ran as:\n$ " + command + "\n\n" + text
 	}
-	look := event.ToolAction{Text: "Ran " + shortCommand(command), Detail: outcome(res), Output: artifactRefs(env, res.Output, res)}
+	look := event.ToolAction{Text: "Ran " + shortCommand(command), Detail: outcome(res), Output: artifactRefs(env, res.Output, res), Artifact: res.Artifact}
 	return &Result{Content: text, IsError: res.Rejected != "" || res.TimedOut || res.Canceled, Display: look}, nil
 }
 

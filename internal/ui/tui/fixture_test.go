@@ -3,6 +3,8 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/olly-agent/olly/internal/event"
@@ -122,4 +124,30 @@ func (f *fakeSessions) Fork(context.Context, string, int64) (*store.Session, *se
 func (f *fakeSessions) Branch(_ context.Context, _ string, seq int64) (*session.BranchPoint, error) {
 	f.branched = append(f.branched, seq)
 	return &session.BranchPoint{}, nil
+}
+
+// longTurn is a turn with a sub-agent that read two files and a command
+// whose long output was cut, its full output in an artifact.
+func longTurn() *script {
+	var out []string
+	for i := 1; i <= 14; i++ {
+		out = append(out, fmt.Sprintf("ok  \tgithub.com/x/pkg%02d\t0.%02ds", i, i))
+	}
+	s := &script{}
+	s.add(1, event.TurnStarted{Mode: "agent", Model: "qwen3:8b"}).
+		add(1, event.UserMessage{Text: "find where greetings are made and run the tests"}).
+		add(1, event.ThinkingBlock{Iteration: 1, Content: "Ask an explorer, then test.", DurationMs: 2100}).
+		add(1, event.ProgressGroupStart{GroupID: "sa", Title: "Explorer", Detail: "where are greetings made?", Subagent: true}).
+		add(1, event.ProgressGroupStart{GroupID: "sa1", Title: "Reading files", ParentGroupID: "sa"}).
+		add(1, event.ToolAction{GroupID: "sa1", ActionID: "s1", Tool: "read_file", Status: event.ActionSuccess, Text: "Read greet.go"}).
+		add(1, event.ToolAction{GroupID: "sa1", ActionID: "s2", Tool: "read_file", Status: event.ActionSuccess, Text: "Read main.go"}).
+		add(1, event.ProgressGroupFinish{GroupID: "sa1"}).
+		add(1, event.ProgressGroupFinish{GroupID: "sa"}).
+		add(1, event.ProgressGroupStart{GroupID: "g2", Title: "Testing"}).
+		add(1, event.ToolAction{GroupID: "g2", ActionID: "t1", Tool: "run_terminal_command", Status: event.ActionSuccess, Text: "Ran go test ./...",
+			Output: strings.Join(out, "\n"), Artifact: "/home/me/.local/share/olly/artifacts/out-1234.txt"}).
+		add(1, event.ProgressGroupFinish{GroupID: "g2"}).
+		add(1, event.AssistantMessage{Iteration: 2, Text: "All 14 packages pass.\n\n```sh\ngo test ./...\n```\n\nRun it again with:\n\n```sh\ngo test -count=1 ./...\n```"}).
+		add(1, event.TurnFinished{Status: event.FinishDone, Iterations: 2})
+	return s
 }

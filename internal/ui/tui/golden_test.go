@@ -54,6 +54,14 @@ func press(s string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: 'f', Mod: tea.ModCtrl}
 	case "ctrl+o":
 		return tea.KeyPressMsg{Code: 'o', Mod: tea.ModCtrl}
+	case "ctrl+g":
+		return tea.KeyPressMsg{Code: 'g', Mod: tea.ModCtrl}
+	case "alt+y":
+		return tea.KeyPressMsg{Code: 'y', Mod: tea.ModAlt}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
 	}
 	r := []rune(s)
 	return tea.KeyPressMsg{Code: r[0], Text: s}
@@ -80,6 +88,15 @@ func TestGoldenScreens(t *testing.T) {
 		{"finished_wide", 140, 40, nil, func() []tea.Msg { return []tea.Msg{history(finishedTurn())} }},
 		{"finished_narrow", 50, 40, nil, func() []tea.Msg { return []tea.Msg{history(finishedTurn())} }},
 		{"expanded", 100, 50, nil, func() []tea.Msg { return []tea.Msg{history(finishedTurn()), press("ctrl+o")} }},
+		{"long_output_artifact", 100, 40, nil, func() []tea.Msg { return []tea.Msg{history(longTurn())} }},
+		{"select_output", 100, 40, nil, func() []tea.Msg { return []tea.Msg{history(longTurn()), press("ctrl+g")} }},
+		{"select_output_expanded", 100, 40, nil, func() []tea.Msg {
+			return []tea.Msg{history(longTurn()), press("ctrl+g"), press("enter")}
+		}},
+		{"select_subagent_expanded", 100, 40, nil, func() []tea.Msg {
+			return []tea.Msg{history(longTurn()), press("ctrl+g"), press("up"), press("enter")}
+		}},
+		{"copy_picker", 100, 24, nil, func() []tea.Msg { return []tea.Msg{history(longTurn()), press("alt+y")} }},
 		{"streaming", 90, 30, nil, func() []tea.Msg {
 			s := streamingTurn(finishedTurn())
 			out := []tea.Msg{historyMsg{}}

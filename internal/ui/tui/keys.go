@@ -2,14 +2,12 @@ package tui
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/olly-agent/olly/internal/session"
-	"github.com/olly-agent/olly/internal/timeline"
 )
 
 // quitWindow is how long a first ctrl+c waits for the second.
@@ -22,6 +20,7 @@ var localCommands = []struct{ name, about string }{
 	{"mode", "pick the mode for the next prompts"},
 	{"sessions", "search, resume, branch or fork sessions"},
 	{"changes", "review the pending changes: keep or undo"},
+	{"copy", "copy an answer or one of its code blocks"},
 	{"help", "show every key"},
 	{"quit", "leave olly"},
 }
@@ -60,6 +59,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := m.approvals.key(m, msg); ok {
 		return cmd
 	}
+	if m.rnd.sel != nil {
+		return m.selectKey(msg)
+	}
 	if cmd, ok := m.input.completionKey(msg); ok {
 		return cmd
 	}
@@ -81,6 +83,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case "ctrl+o":
 		m.rnd.expand = !m.rnd.expand
 		return nil
+	case "ctrl+g":
+		return m.selectMode()
+	case "alt+y":
+		return m.openCopyPicker()
 	case "ctrl+f":
 		return m.openReview()
 	case "ctrl+r":
@@ -190,6 +196,8 @@ func (m *Model) runLocal(name string) tea.Cmd {
 		return tea.Quit
 	case "changes":
 		return m.openReview()
+	case "copy":
+		return m.openCopyPicker()
 	case "model":
 		return m.openPicker(pickModel)
 	case "mode":
@@ -253,27 +261,6 @@ func (m *Model) runCommand(command string) tea.Cmd {
 	return tea.Batch(append(cmds, m.startTicking())...)
 }
 
-// copyAnswer copies the last answer to the clipboard with OSC 52 (works
-// over ssh; the terminal must allow it).
-func (m *Model) copyAnswer() tea.Cmd {
-	items := m.tb.Timeline().Items
-	for i := len(items) - 1; i >= 0; i-- {
-		it := items[i]
-		if it.Kind != timeline.KindAssistant {
-			continue
-		}
-		for j := len(it.Blocks) - 1; j >= 0; j-- {
-			b := it.Blocks[j]
-			if (b.Kind == timeline.BlockFinal || b.Kind == timeline.BlockText) && strings.TrimSpace(b.Text) != "" {
-				m.notice = fmt.Sprintf("copied the last answer (%d characters)", len(b.Text))
-				return tea.SetClipboard(b.Text)
-			}
-		}
-	}
-	m.notice = "no answer to copy yet"
-	return nil
-}
-
 // helpLines is the ? screen.
 func (m *Model) helpLines(h int) []string {
 	st := m.rnd.st
@@ -322,10 +309,12 @@ var helpKeys = []struct {
 	}},
 	{"View", [][2]string{
 		{"ctrl+o", "expand thinking, tool output, sub-agents"},
+		{"ctrl+g", "select one of them: ↑/↓, enter expands, y copies"},
 		{"ctrl+f", "review panel: keep or undo changes"},
 		{"pgup / pgdown", "scroll (wheel too, with the mouse on)"},
 		{"ctrl+t", "mouse on/off (off keeps text selection)"},
 		{"ctrl+y", "copy the last answer (OSC 52)"},
+		{"alt+y", "copy a code block of an answer (OSC 52)"},
 		{"?", "this help (on an empty prompt)"},
 	}},
 }

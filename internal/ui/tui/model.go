@@ -95,11 +95,13 @@ type Model struct {
 	width, height int
 	dark          bool
 	scroll        int // lines scrolled up from the bottom
-	busy          bool
-	busySince     time.Time
-	ticking       bool
-	usage         *event.TokenUsage
-	compacted     bool
+	// follow: scroll so that the selected element (select mode) shows.
+	follow    bool
+	busy      bool
+	busySince time.Time
+	ticking   bool
+	usage     *event.TokenUsage
+	compacted bool
 
 	input     *editor
 	approvals *approvals
@@ -110,6 +112,9 @@ type Model struct {
 	notice    string
 	quitArmed time.Time
 	tickEvery time.Duration
+	// pickOnly: no session is open, only the sessions picker (olly
+	// --resume without an id); closing it quits.
+	pickOnly bool
 	// SwitchTo is set when the person picked another session: Run
 	// reopens on it after the program ends.
 	SwitchTo string

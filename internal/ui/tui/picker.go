@@ -19,6 +19,7 @@ const (
 	pickMode
 	pickSessions
 	pickBranch
+	pickCopy
 )
 
 // picker is a searchable list: models, modes or sessions.
@@ -37,6 +38,8 @@ type picker struct {
 	searched bool
 	// session is the session a branch picker lists the prompts of.
 	session string
+	// texts are what a copy picker's rows copy (value: the index).
+	texts []string
 }
 
 // pickEntry is one row: the value chosen, its label and a muted detail.
@@ -239,6 +242,9 @@ func (p *picker) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 	switch s := msg.String(); s {
 	case "esc":
 		m.picker = nil
+		if m.pickOnly {
+			return tea.Quit
+		}
 	case "up", "ctrl+p":
 		if p.sel > 0 {
 			p.sel--
@@ -259,6 +265,9 @@ func (p *picker) key(m *Model, msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.picker = nil
+		if p.kind == pickCopy {
+			return m.copyPicked(p, p.entries[p.shown[p.sel]].value)
+		}
 		if p.kind == pickBranch {
 			seq, err := strconv.ParseInt(p.entries[p.shown[p.sel]].value, 10, 64)
 			if err != nil {

@@ -24,8 +24,13 @@ type renderer struct {
 	st     styles
 	md     *markdown
 	width  int
-	expand bool
+	expand bool // ctrl+o: everything expanded
 	spin   int
+	// open are the elements expanded one by one (a thinking block, a
+	// tool action's output, a sub-agent group: their pointers), and sel
+	// the element selected in select mode (expand.go).
+	open map[any]bool
+	sel  any
 	// times are when each tool action started and ended (from the events'
 	// At), for the duration shown on its row.
 	times map[string]*span
@@ -115,10 +120,10 @@ func (r *renderer) thinking(b *timeline.Block, live bool) []string {
 	if b.DurationMs > 0 {
 		label = "Thought for " + seconds(b.DurationMs)
 	}
-	if !r.expand {
-		return []string{"  " + r.st.muted.Render("▸ "+label)}
+	if !r.isOpen(b) {
+		return []string{r.mark(b, "  "+r.st.muted.Render("▸ "+label))}
 	}
-	out := []string{"  " + r.st.muted.Render("▾ "+label)}
+	out := []string{r.mark(b, "  "+r.st.muted.Render("▾ "+label))}
 	return append(out, r.mutedTail(b.Text, 0, "    ")...)
 }
 
@@ -131,16 +136,16 @@ func (r *renderer) group(g *timeline.Group, indent string) []string {
 	if g.Detail != "" {
 		title += " " + r.st.muted.Render(oneLine(g.Detail))
 	}
-	out := []string{r.clipLine(title)}
-	if g.Subagent && g.Done && !r.expand {
+	out := []string{r.mark(g, r.clipLine(title))}
+	if g.Subagent && g.Done && !r.isOpen(g) {
 		n := len(g.Actions)
 		for _, c := range g.Children {
 			n += len(c.Actions)
 		}
-		return append(out, indent+"  "+r.st.muted.Render(fmt.Sprintf("▸ %d tool call(s) — ctrl+o shows them", n)))
+		return append(out, indent+"  "+r.st.muted.Render(fmt.Sprintf("▸ %d tool call(s) — ctrl+o shows them (ctrl+g: this one)", n)))
 	}
 	for _, th := range g.Thinking {
-		if r.expand {
+		if r.expand || (g.Subagent && r.open[g]) {
 			out = append(out, r.mutedTail(th, 0, indent+"  ∴ ")...)
 		}
 	}
@@ -176,7 +181,7 @@ func (r *renderer) action(a *timeline.Action, indent string) []string {
 	if d := r.duration(a); d != "" {
 		line += " " + r.st.muted.Render(d)
 	}
-	out := []string{r.clipLine(line)}
+	out := []string{r.mark(a, r.clipLine(line))}
 	if ap := a.Approval; ap != nil {
 		out = append(out, r.approvalInline(ap, indent+"  ")...)
 	}
@@ -186,10 +191,14 @@ func (r *renderer) action(a *timeline.Action, indent string) []string {
 	}
 	if output != "" {
 		n := outputLines
-		if r.expand {
+		if r.isOpen(a) {
 			n = 0
 		}
 		out = append(out, r.mutedTail(output, n, indent+"  │ ")...)
+	}
+	if a.Artifact != "" {
+		// The full output of a long command is in a file: say where.
+		out = append(out, r.clipLine(indent+"  "+r.st.muted.Render("└ full output: ")+sanitize(a.Artifact)))
 	}
 	return out
 }
@@ -252,7 +261,7 @@ func (r *renderer) mutedTail(text string, n int, indent string) []string {
 	}
 	out := make([]string, 0, len(lines)+1)
 	if skipped > 0 {
-		out = append(out, indent+r.st.muted.Render(fmt.Sprintf("… %d line(s) above (ctrl+o)", skipped)))
+		out = append(out, indent+r.st.muted.Render(fmt.Sprintf("… %d line(s) above (ctrl+o: all, ctrl+g: pick one)", skipped)))
 	}
 	for _, l := range lines {
 		out = append(out, r.clipLine(indent+r.st.muted.Render(l)))

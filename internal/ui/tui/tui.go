@@ -32,6 +32,10 @@ type RunOptions struct {
 	SessionID string
 	// Task is sent as the first prompt (olly "task").
 	Task string
+	// Workspace is the directory whose sessions the picker lists when
+	// SessionID is empty (olly --resume without an id): the TUI opens on
+	// its sessions picker, and Esc there quits.
+	Workspace string
 	// In and Out are the terminal; nil: Bubble Tea's defaults (stdin, or
 	// the controlling terminal, and stdout).
 	In  io.Reader
@@ -44,6 +48,9 @@ type RunOptions struct {
 func Run(ctx context.Context, o RunOptions) (string, error) {
 	if o.Deps.Sessions == nil || o.Feed == nil {
 		return "", errors.New("tui: no session service")
+	}
+	if o.SessionID == "" {
+		return runPicker(ctx, o)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -90,6 +97,34 @@ func Run(ctx context.Context, o RunOptions) (string, error) {
 	}
 	return m.SwitchTo, nil
 }
+
+// runPicker shows only the sessions picker of o.Workspace and returns
+// the session picked ("" when the person left).
+func runPicker(ctx context.Context, o RunOptions) (string, error) {
+	m := New(ctx, Options{Deps: o.Deps, Info: SessionInfo{Workspace: o.Workspace}, Dark: true})
+	m.pickOnly = true
+	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if o.In != nil {
+		opts = append(opts, tea.WithInput(o.In))
+	}
+	if o.Out != nil {
+		opts = append(opts, tea.WithOutput(o.Out))
+	}
+	load := m.openPicker(pickSessions)
+	if _, err := tea.NewProgram(&pickerOnly{m, load}, opts...).Run(); err != nil &&
+		!errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
+		return "", fmt.Errorf("terminal UI: %w", err)
+	}
+	return m.SwitchTo, nil
+}
+
+// pickerOnly runs the model with its sessions picker open from the start.
+type pickerOnly struct {
+	*Model
+	load tea.Cmd
+}
+
+func (p *pickerOnly) Init() tea.Cmd { return tea.Batch(p.Model.Init(), p.load) }
 
 // History is a session as the TUI opens it: its info, the events of its
 // current branch, and the last seq they cover (live events follow it).

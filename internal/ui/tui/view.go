@@ -68,7 +68,11 @@ func (m *Model) bottom() []string {
 		if m.notice != "" {
 			out = append(out, m.rnd.clipLine(m.rnd.st.warn.Render(oneLine(m.notice))))
 		}
-		out = append(out, m.input.lines(m)...)
+		if m.rnd.sel != nil {
+			out = append(out, m.selectHint())
+		} else {
+			out = append(out, m.input.lines(m)...)
+		}
 	}
 	return append(out, m.statusLine())
 }
@@ -84,19 +88,32 @@ func (m *Model) conversation(h int) []string {
 	need := h + m.scroll
 	var parts [][]string
 	n := 0
+	selAt := -1 // the selected element's line, counted from the bottom
 	top := true // every item was rendered: the scroll can be clamped
 	for i := len(items) - 1; i >= 0; i-- {
-		if n >= need {
+		if n >= need && (!m.follow || selAt >= 0) {
 			top = false
 			break
 		}
 		lines := m.itemLines(items[i])
+		if m.follow && selAt < 0 {
+			if k := markedLine(lines, m.rnd.st.key.Render(selMark)); k >= 0 {
+				selAt = n + len(lines) - 1 - k
+			}
+		}
 		parts = append(parts, lines)
 		n += len(lines)
 	}
 	all := make([]string, 0, n)
 	for i := len(parts) - 1; i >= 0; i-- {
 		all = append(all, parts[i]...)
+	}
+	if m.follow {
+		if selAt >= 0 && (selAt < m.scroll || selAt >= m.scroll+h) {
+			// Bring the selected element to the middle of the screen.
+			m.scroll = max(0, selAt-h/2)
+		}
+		m.follow = false
 	}
 	if top && m.scroll > max(0, len(all)-h) {
 		m.scroll = max(0, len(all)-h)
@@ -131,6 +148,17 @@ func (m *Model) welcome() []string {
 		"  " + st.muted.Render("Type a task and press Enter. @ attaches a file, / lists commands,"),
 		"  " + st.muted.Render("!cmd runs a command yourself, ? (on an empty line) shows every key."),
 	}
+}
+
+// markedLine is the index of the line that starts with the selection
+// marker, -1 when none does.
+func markedLine(lines []string, mark string) int {
+	for i, l := range lines {
+		if strings.HasPrefix(l, mark) {
+			return i
+		}
+	}
+	return -1
 }
 
 // splitLines splits lines that hold newlines into screen lines.
