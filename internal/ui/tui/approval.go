@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/event"
@@ -100,7 +101,7 @@ func (a *approvals) card(m *Model) []string {
 	}
 	if p.Diff != "" {
 		maxLines := m.height/2 - 8
-		body = append(body, diffLines(st, p.Diff, maxLines)...)
+		body = append(body, diffLines(st, p.FilePath, p.Diff, maxLines)...)
 	}
 	switch a.state {
 	case askReason:
@@ -170,33 +171,98 @@ func offersOutside(p event.ApprovalRequested) bool {
 	return p.Kind == event.ApprovalCommand && p.Sandbox != nil && p.Sandbox.Active && p.Sandbox.Policy != event.SandboxUnsandboxed
 }
 
-// diffLines colours a unified diff, at most max lines (0: all).
-func diffLines(st styles, diff string, max int) []string {
+// diffLines colours a unified diff of path, at most max lines (0: all):
+// the code syntax-highlighted by the file's language (chroma), added and
+// removed lines marked and tinted.
+func diffLines(st styles, path, diff string, max int) []string {
 	lines := strings.Split(strings.TrimRight(sanitize(diff), "\n"), "\n")
 	more := 0
 	if max > 0 && len(lines) > max {
 		more = len(lines) - max
 		lines = lines[:max]
 	}
-	out := make([]string, 0, len(lines)+1)
-	for _, l := range lines {
+	rows := make([]diffRow, len(lines))
+	for i, l := range lines {
 		switch {
-		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
-			out = append(out, st.muted.Render(l))
 		case strings.HasPrefix(l, "@@"):
-			out = append(out, st.hunk.Render(l))
-		case strings.HasPrefix(l, "+"):
-			out = append(out, st.add.Render(l))
-		case strings.HasPrefix(l, "-"):
-			out = append(out, st.del.Render(l))
+			rows[i] = diffRow{kind: 'h', text: l}
+		case strings.HasPrefix(l, "+++") || strings.HasPrefix(l, "---"):
+			rows[i] = diffRow{kind: 'f', text: l}
+		case l != "" && strings.ContainsRune("+- ", rune(l[0])):
+			rows[i] = diffRow{kind: l[0], text: l[1:]}
 		default:
-			out = append(out, l)
+			rows[i] = diffRow{kind: ' ', text: l}
 		}
 	}
+	out := renderDiff(st, path, rows)
 	if more > 0 {
 		out = append(out, st.muted.Render(fmt.Sprintf("… %d more line(s)", more)))
 	}
 	return out
+}
+
+// diffRow is one line of a diff: kind '+', '-', ' ' (context), 'h' (a
+// hunk header) or 'f' (a file header), and its text without the marker.
+type diffRow struct {
+	kind byte
+	text string
+}
+
+// renderDiff colours diff rows: the code of +, - and context rows
+// highlighted together by the file's lexer (plain colours when none).
+func renderDiff(st styles, path string, rows []diffRow) []string {
+	var code []string
+	var bgs []lipgloss.Style
+	at := make([]int, len(rows))
+	for i, r := range rows {
+		at[i] = -1
+		if r.kind == '+' || r.kind == '-' || r.kind == ' ' {
+			at[i] = len(code)
+			code = append(code, r.text)
+			bgs = append(bgs, st.lineBg(r.kind))
+		}
+	}
+	hl := st.highlight(path, code, bgs)
+	out := make([]string, 0, len(rows))
+	for i, r := range rows {
+		switch {
+		case r.kind == 'h':
+			out = append(out, st.hunk.Render(r.text))
+		case r.kind == 'f':
+			out = append(out, st.muted.Render(r.text))
+		case hl != nil:
+			out = append(out, st.marker(r.kind)+hl[at[i]])
+		case r.kind == '+':
+			out = append(out, st.add.Render("+"+r.text))
+		case r.kind == '-':
+			out = append(out, st.del.Render("-"+r.text))
+		default:
+			out = append(out, " "+r.text)
+		}
+	}
+	return out
+}
+
+// marker is a diff line's first column, coloured.
+func (s styles) marker(c byte) string {
+	switch c {
+	case '+':
+		return s.add.Bold(true).Render("+")
+	case '-':
+		return s.del.Bold(true).Render("-")
+	}
+	return " "
+}
+
+// lineBg tints added and removed lines.
+func (s styles) lineBg(c byte) lipgloss.Style {
+	switch c {
+	case '+':
+		return s.addBg
+	case '-':
+		return s.delBg
+	}
+	return lipgloss.NewStyle()
 }
 
 // key handles a key while a request waits; it reports whether it used it.

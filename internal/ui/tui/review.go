@@ -285,7 +285,7 @@ func (p *reviewPanel) lines(m *Model, h int) []string {
 		if hk.Stale {
 			out = append(out, st.warn.Render("conflict: "+oneLine(hk.Reason)+" — undo would not apply; keep it or edit the file"))
 		}
-		out = append(out, p.hunkLines(m, hk)...)
+		out = append(out, p.hunkLines(m, f.Path, hk)...)
 	}
 	out = append(out, "")
 	out = append(out, p.messageLines(m)...)
@@ -315,26 +315,25 @@ func (p *reviewPanel) messageLines(m *Model) []string {
 }
 
 // hunkLines shows a hunk as a coloured diff with its context.
-func (p *reviewPanel) hunkLines(m *Model, hk *checkpoint.Hunk) []string {
+func (p *reviewPanel) hunkLines(m *Model, path string, hk *checkpoint.Hunk) []string {
 	st := m.rnd.st
 	if hk.WholeFile {
 		return []string{st.muted.Render("  (kept or undone as a whole: binary, large or empty)")}
 	}
-	var out []string
-	add := func(text, prefix string, style func(string) string) {
+	var rows []diffRow
+	add := func(text string, kind byte) {
 		if text == "" {
 			return
 		}
 		for _, l := range strings.Split(strings.TrimSuffix(sanitize(text), "\n"), "\n") {
-			out = append(out, style(prefix+l))
+			rows = append(rows, diffRow{kind: kind, text: l})
 		}
 	}
-	plain := func(s string) string { return st.muted.Render(s) }
-	add(hk.ContextBefore, " ", plain)
-	add(hk.OldText, "-", func(s string) string { return st.del.Render(s) })
-	add(hk.NewText, "+", func(s string) string { return st.add.Render(s) })
-	add(hk.ContextAfter, " ", plain)
-	return out
+	add(hk.ContextBefore, ' ')
+	add(hk.OldText, '-')
+	add(hk.NewText, '+')
+	add(hk.ContextAfter, ' ')
+	return renderDiff(st, path, rows)
 }
 
 func actionMark(action string) string {

@@ -15,6 +15,7 @@ type styles struct {
 	user, head, muted, accent, ok, bad, warn, info lipgloss.Style
 	critical, high, medium                         lipgloss.Style
 	add, del, hunk                                 lipgloss.Style
+	addBg, delBg                                   lipgloss.Style
 	card, panel, status, selected, key             lipgloss.Style
 }
 
@@ -39,6 +40,8 @@ func newStyles(dark bool) styles {
 		add:      fg("#15803D", "#86EFAC"),
 		del:      fg("#B91C1C", "#FCA5A5"),
 		hunk:     fg("#0E7490", "#67E8F9"),
+		addBg:    lipgloss.NewStyle().Background(c("#DCFCE7", "#13291C")),
+		delBg:    lipgloss.NewStyle().Background(c("#FEE2E2", "#301515")),
 		card:     lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(c("#B45309", "#FCD34D")).Padding(0, 1),
 		panel:    lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(border).Padding(0, 1),
 		status:   fg("#374151", "#D1D5DB"),
