@@ -33,9 +33,8 @@ const (
 
 // TurnStarted opens a turn: the agent starts working on a prompt.
 type TurnStarted struct {
-	// Mode is the executor mode: "agent", "explore", "plan", "review",
-	// "security-review", "deep-explore", "deep-explore-write", "chat".
-	Mode  string `json:"mode"`
+	// Mode is the executor mode (ModeAgent, ModePlan…).
+	Mode  Mode   `json:"mode"`
 	Model string `json:"model"`
 	// Dispatch is how the agent classified an agent-mode prompt, and so
 	// why the turn runs in Mode; nil when nothing was classified (a mode
@@ -103,7 +102,7 @@ type UserMessage struct {
 	// prompt), when it differs from Text.
 	Content string `json:"content,omitempty"`
 	// Mode is a slash-command mode the prompt selected (plan, review…).
-	Mode string `json:"mode,omitempty"`
+	Mode Mode `json:"mode,omitempty"`
 	// Steering marks a message the person sent into a running turn
 	// (steer): the turn read it between two iterations. It is part of that
 	// turn, not a prompt of its own: no branch starts at it.
@@ -448,7 +447,7 @@ type TitleChanged struct {
 type SessionSettings struct {
 	Model                     *string `json:"model,omitempty"`
 	ExplorerModel             *string `json:"explorerModel,omitempty"`
-	Mode                      *string `json:"mode,omitempty"`
+	Mode                      *Mode   `json:"mode,omitempty"`
 	AutoApproveCommands       *bool   `json:"autoApproveCommands,omitempty"`
 	AutoApproveSensitiveEdits *bool   `json:"autoApproveSensitiveEdits,omitempty"`
 }

@@ -16,7 +16,7 @@ import (
 // historyRun is a prepared agent-mode run whose conversation holds about
 // msgs messages: the task, then iterations of an assistant call, its
 // result (1 KB) and the continuation.
-func historyRun(b *testing.B, mode string, msgs int) *run {
+func historyRun(b *testing.B, mode event.Mode, msgs int) *run {
 	b.Helper()
 	reg := allTools(b)
 	prov := &memProvider{keep: true, details: llm.ModelDetails{ContextLength: 131072,
@@ -62,8 +62,8 @@ func historyRun(b *testing.B, mode string, msgs int) *run {
 // rendered, the request built from the conversation (with its estimate and
 // the compaction check) and the token usage estimated. Target ≤ 2 ms.
 func BenchmarkPromptAssembly(b *testing.B) {
-	for _, mode := range []string{ModeAgent, ModeExplore} {
-		b.Run(mode, func(b *testing.B) {
+	for _, mode := range []event.Mode{event.ModeAgent, event.ModeExplore} {
+		b.Run(string(mode), func(b *testing.B) {
 			r := historyRun(b, mode, 200)
 			ctx := context.Background()
 			res := &streamResult{display: "I will read the next part."}

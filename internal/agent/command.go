@@ -31,7 +31,7 @@ const toolTerminal = "run_terminal_command"
 func (a *Agent) RunCommand(ctx context.Context, t *session.Turn, command string) (*session.TurnResult, error) {
 	keep := context.WithoutCancel(ctx)
 	emit := func(ctx context.Context, p event.Payload) error { _, err := t.Emit(ctx, p); return err }
-	if err := emit(keep, event.TurnStarted{Mode: session.ModeBash}); err != nil {
+	if err := emit(keep, event.TurnStarted{Mode: event.ModeBash}); err != nil {
 		return nil, err
 	}
 	um := event.UserMessage{Text: "!" + command, Content: "I ran this command in the workspace's terminal myself:\n$ " + command}

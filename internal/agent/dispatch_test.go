@@ -85,16 +85,16 @@ func TestDispatchRoutes(t *testing.T) {
 		name       string
 		intent     string
 		needsWrite bool
-		mode       string
+		mode       event.Mode
 		has, lacks []string
 		prompt     string
 	}{
-		{"analysis runs read-only", "analyze", false, ModeDeepExplore,
+		{"analysis runs read-only", "analyze", false, event.ModeDeepExplore,
 			[]string{"read_file", tools.SubagentTool}, []string{"write_file", "run_terminal_command"}, "DEPTH OVER BREADTH"},
-		{"analysis with a document to write", "analyze", true, ModeDeepExploreWrite,
+		{"analysis with a document to write", "analyze", true, event.ModeDeepExploreWrite,
 			[]string{"read_file", "write_file", tools.SubagentTool}, []string{"run_terminal_command"}, "WRITE ONLY THE DOCUMENT"},
-		{"modify", "modify", true, ModeAgent, orchestratorTools(), []string{"read_file"}, "This task changes existing code"},
-		{"create", "create", true, ModeAgent, orchestratorTools(), []string{"read_file"}, "Follow the project's existing patterns"},
+		{"modify", "modify", true, event.ModeAgent, orchestratorTools(), []string{"read_file"}, "This task changes existing code"},
+		{"create", "create", true, event.ModeAgent, orchestratorTools(), []string{"read_file"}, "Follow the project's existing patterns"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -176,7 +176,7 @@ func TestDispatchFallback(t *testing.T) {
 			}
 			ts := h.turnStarted(res.Turn)
 			d := ts.Dispatch
-			if ts.Mode != ModeAgent || d == nil || d.Intent != event.IntentMixed || !d.NeedsWrite || d.Confidence != 0 ||
+			if ts.Mode != event.ModeAgent || d == nil || d.Intent != event.IntentMixed || !d.NeedsWrite || d.Confidence != 0 ||
 				!strings.Contains(d.Reasoning, tc.reason) {
 				t.Fatalf("turn_started = %+v, dispatch %+v", ts, d)
 			}

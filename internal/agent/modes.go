@@ -10,20 +10,6 @@ import (
 	"github.com/olly-agent/olly/internal/tools"
 )
 
-// Modes (session.Turn.Mode, event.TurnStarted.Mode). Every mode runs the
-// same loop (agent.go); a mode is data: its tools, its prompt, its
-// iteration cap and which gates apply (seed 000, "AgentExploreExecutor").
-const (
-	ModeAgent            = "agent"
-	ModeExplore          = "explore"
-	ModePlan             = "plan"
-	ModeReview           = "review"
-	ModeSecurityReview   = "security-review"
-	ModeDeepExplore      = "deep-explore"
-	ModeDeepExploreWrite = "deep-explore-write"
-	ModeChat             = "chat"
-)
-
 // maxSubagentDepth is how deep sub-agents nest: the orchestrator's
 // sub-agents are at depth 1, and a deep-explore sub-agent may start
 // sub-agents of its own at depth 2, which may not.
@@ -74,9 +60,12 @@ func (r *run) ids() string {
 	return strconv.FormatInt(r.turnSeq, 10)
 }
 
-// mode is one row of the mode table.
+// mode is one row of the mode table. Every mode (event.ModeAgent,
+// event.ModePlan…) runs the same loop (agent.go); a mode is data: its
+// tools, its prompt, its iteration cap and which gates apply (seed 000,
+// "AgentExploreExecutor").
 type mode struct {
-	name string
+	name event.Mode
 	// maxIter caps the mode's iterations; agent.maxIterations caps them
 	// too. 0: agent.maxIterations alone.
 	maxIter int
@@ -103,28 +92,28 @@ type mode struct {
 func modes() []mode {
 	review := []string{"run_terminal_command"}
 	return []mode{
-		{name: ModeAgent, orchestrator: true},
-		{name: ModeExplore, maxIter: 10, readOnly: true},
-		{name: ModePlan, maxIter: 10, readOnly: true, plan: true},
-		{name: ModeReview, maxIter: 15, readOnly: true, extra: review, gitOnly: true},
-		{name: ModeSecurityReview, maxIter: 15, readOnly: true, extra: review, gitOnly: true, security: true},
-		{name: ModeDeepExplore, maxIter: 20, readOnly: true, extra: []string{tools.SubagentTool}},
-		{name: ModeDeepExploreWrite, maxIter: 20, extra: []string{tools.SubagentTool, "write_file"}},
-		{name: ModeChat, maxIter: 10, readOnly: true, answerEnds: true},
+		{name: event.ModeAgent, orchestrator: true},
+		{name: event.ModeExplore, maxIter: 10, readOnly: true},
+		{name: event.ModePlan, maxIter: 10, readOnly: true, plan: true},
+		{name: event.ModeReview, maxIter: 15, readOnly: true, extra: review, gitOnly: true},
+		{name: event.ModeSecurityReview, maxIter: 15, readOnly: true, extra: review, gitOnly: true, security: true},
+		{name: event.ModeDeepExplore, maxIter: 20, readOnly: true, extra: []string{tools.SubagentTool}},
+		{name: event.ModeDeepExploreWrite, maxIter: 20, extra: []string{tools.SubagentTool, "write_file"}},
+		{name: event.ModeChat, maxIter: 10, readOnly: true, answerEnds: true},
 	}
 }
 
 // modeNamed returns the mode called name ("" is agent mode).
-func modeNamed(name string) (mode, error) {
+func modeNamed(name event.Mode) (mode, error) {
 	if name == "" {
-		name = ModeAgent
+		name = event.ModeAgent
 	}
 	var names []string
 	for _, m := range modes() {
 		if m.name == name {
 			return m, nil
 		}
-		names = append(names, m.name)
+		names = append(names, string(m.name))
 	}
 	return mode{}, fmt.Errorf("unknown mode %q: olly's modes are %s", name, strings.Join(names, ", "))
 }
@@ -159,9 +148,9 @@ func (r *run) route(ctx context.Context, m mode) {
 	if m.orchestrator && r.depth == 0 {
 		r.dispatch = r.classify(ctx)
 		if d := r.dispatch; d != nil && d.Intent == event.IntentAnalyze {
-			next := ModeDeepExplore
+			next := event.ModeDeepExplore
 			if d.NeedsWrite {
-				next = ModeDeepExploreWrite
+				next = event.ModeDeepExploreWrite
 			}
 			m, _ = modeNamed(next) // a row of the table
 		}
@@ -202,7 +191,7 @@ func (r *run) useEnv(env tools.Env) {
 		env.Snapshots = nil
 	}
 	if r.mode.gitOnly {
-		env.Commands = gitCommands(r.mode.name)
+		env.Commands = gitCommands(string(r.mode.name))
 	}
 	r.env = env
 	r.openScratch()

@@ -91,7 +91,7 @@ func newModeHarness(t *testing.T, o modeOpt) *harness {
 }
 
 // promptMode runs a turn in mode and collects its live events.
-func (h *harness) promptMode(mode, text string) *session.TurnResult {
+func (h *harness) promptMode(mode event.Mode, text string) *session.TurnResult {
 	h.t.Helper()
 	res, err := h.svc.Prompt(context.Background(), h.sess.ID, session.PromptInput{Text: text, Mode: mode})
 	if err != nil {

@@ -20,13 +20,13 @@ import (
 
 // detachedRun prepares a run of mode outside the service, for checking
 // what a mode decides.
-func detachedRun(t *testing.T, a *Agent, mode, text string) *run {
+func detachedRun(t *testing.T, a *Agent, mode event.Mode, text string) *run {
 	t.Helper()
 	return detachedRunIn(t, a, t.TempDir(), mode, text)
 }
 
 // detachedRunIn is detachedRun with the workspace dir.
-func detachedRunIn(t *testing.T, a *Agent, dir, mode, text string) *run {
+func detachedRunIn(t *testing.T, a *Agent, dir string, mode event.Mode, text string) *run {
 	t.Helper()
 	ws, err := workspace.New([]string{dir})
 	if err != nil {
@@ -54,26 +54,26 @@ func allTools(t testing.TB) *tools.Registry {
 func TestModeTable(t *testing.T) {
 	readOnly := readOnlyTools()
 	cases := []struct {
-		mode       string
+		mode       event.Mode
 		maxIter    int
 		tools      []string
 		needsWrite bool
 	}{
-		{ModeAgent, 25, orchestratorTools(), true},
-		{ModeExplore, 10, readOnly, false},
-		{ModePlan, 10, readOnly, false},
-		{ModeReview, 15, append(slices.Clone(readOnly), "run_terminal_command"), false},
-		{ModeSecurityReview, 15, append(slices.Clone(readOnly), "run_terminal_command"), false},
-		{ModeDeepExplore, 20, append(slices.Clone(readOnly), tools.SubagentTool), false},
-		{ModeDeepExploreWrite, 20, append(slices.Clone(readOnly), tools.SubagentTool, "write_file"), true},
-		{ModeChat, 10, readOnly, false},
+		{event.ModeAgent, 25, orchestratorTools(), true},
+		{event.ModeExplore, 10, readOnly, false},
+		{event.ModePlan, 10, readOnly, false},
+		{event.ModeReview, 15, append(slices.Clone(readOnly), "run_terminal_command"), false},
+		{event.ModeSecurityReview, 15, append(slices.Clone(readOnly), "run_terminal_command"), false},
+		{event.ModeDeepExplore, 20, append(slices.Clone(readOnly), tools.SubagentTool), false},
+		{event.ModeDeepExploreWrite, 20, append(slices.Clone(readOnly), tools.SubagentTool, "write_file"), true},
+		{event.ModeChat, 10, readOnly, false},
 	}
 	a, err := New(Deps{Provider: &memProvider{}, Tools: allTools(t), Config: Config{Model: "m", Tools: orchestratorTools()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range cases {
-		t.Run(tc.mode, func(t *testing.T) {
+		t.Run(string(tc.mode), func(t *testing.T) {
 			// "add a test" needs writes by the keyword heuristic: only agent
 			// mode may keep that.
 			r := detachedRun(t, a, tc.mode, "add a test for Parse")
@@ -97,7 +97,7 @@ func TestModeTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := detachedRun(t, low, ModeDeepExplore, "x"); r.cfg.MaxIterations != 4 {
+	if r := detachedRun(t, low, event.ModeDeepExplore, "x"); r.cfg.MaxIterations != 4 {
 		t.Errorf("deep-explore cap with agent.maxIterations 4: %d", r.cfg.MaxIterations)
 	}
 	if _, err := a.newRun(context.Background(), session.NewTurn("s", 1, nil, session.PromptInput{Text: "x", Mode: "yolo"}, nil, nil)); err == nil ||
@@ -118,7 +118,7 @@ func TestReviewRunsGitRefusesOthers(t *testing.T) {
 			llmtest.ToolCall("run_terminal_command", `{"command": "git commit --allow-empty -m sneaky"}`)),
 		llmtest.Reply(llmtest.Text("No findings at confidence 8 or above. [TASK_COMPLETE]")),
 	)
-	res := h.promptMode(ModeReview, "review the last commit")
+	res := h.promptMode(event.ModeReview, "review the last commit")
 	if res.Status != event.FinishDone {
 		t.Fatalf("result = %+v", res)
 	}
@@ -152,7 +152,7 @@ func TestReviewRunsGitRefusesOthers(t *testing.T) {
 		t.Error("a read-only mode was reminded of its task (seed pitfall #38)")
 	}
 	mustContain(t, "review prompt", mains[0].Messages[0].Content, "CONFIDENCE SCALE", "Low confidence", "read-only git commands only")
-	if ts := h.turnStarted(1); ts.Mode != ModeReview {
+	if ts := h.turnStarted(1); ts.Mode != event.ModeReview {
 		t.Errorf("turn_started %+v", ts)
 	}
 }
@@ -168,7 +168,7 @@ func TestReadOnlyModeRefusesWrites(t *testing.T) {
 		llmtest.Reply(llmtest.ToolCall("write_file", `{"path": "new.txt", "content": "x"}`)),
 		llmtest.Reply(llmtest.Text("I cannot write here. [TASK_COMPLETE]")),
 	)
-	h.promptMode(ModeExplore, "what is in this project?")
+	h.promptMode(event.ModeExplore, "what is in this project?")
 	if _, ok := h.read("new.txt"); ok {
 		t.Fatal("explore mode wrote a file")
 	}
@@ -220,7 +220,7 @@ func TestPlanThenImplement(t *testing.T) {
 		llmtest.Reply(llmtest.ToolCall("write_file", `{"path": "a.txt", "content": "done\n"}`)),
 		llmtest.Reply(llmtest.Text("Implemented. [TASK_COMPLETE]")),
 	)
-	res := h.promptMode(ModePlan, "plan creating a.txt")
+	res := h.promptMode(event.ModePlan, "plan creating a.txt")
 	finals := payloads[event.FinalMessage](h.live)
 	if len(finals) != 1 || !finals[0].Plan || finals[0].Text != plan {
 		t.Fatalf("final messages = %+v", finals)
@@ -247,7 +247,7 @@ func TestPlanThenImplement(t *testing.T) {
 		t.Errorf("a.txt = %q", got)
 	}
 	ts := h.turnStarted(impl.Turn)
-	if ts.Mode != ModeAgent || ts.Dispatch == nil || ts.Dispatch.Confidence != 1 || !ts.Dispatch.NeedsWrite {
+	if ts.Mode != event.ModeAgent || ts.Dispatch == nil || ts.Dispatch.Confidence != 1 || !ts.Dispatch.NeedsWrite {
 		t.Errorf("implementation turn_started = %+v %+v", ts, ts.Dispatch)
 	}
 	for _, it := range timeline.Build(h.stored()).Items {
@@ -276,7 +276,7 @@ func TestPlanThenImplement(t *testing.T) {
 func TestChatAnswerEndsTurn(t *testing.T) {
 	h := newModeHarness(t, modeOpt{})
 	h.srv.Enqueue(llmtest.Reply(llmtest.Text("A goroutine is a lightweight thread.")))
-	res := h.promptMode(ModeChat, "what is a goroutine?")
+	res := h.promptMode(event.ModeChat, "what is a goroutine?")
 	if res.Status != event.FinishDone || res.Iterations != 1 || res.FinalText != "A goroutine is a lightweight thread." {
 		t.Fatalf("result = %+v", res)
 	}
@@ -291,7 +291,7 @@ func TestModeCapEnforced(t *testing.T) {
 		n++
 		return llmtest.Reply(llmtest.ToolCall("list_files", `{"path": "d`+strings.Repeat("x", n)+`"}`))
 	})
-	res := h.promptMode(ModeExplore, "look at everything")
+	res := h.promptMode(event.ModeExplore, "look at everything")
 	if res.Status != event.FinishMaxIterations || res.Iterations != 10 || len(h.chats()) != 10 {
 		t.Errorf("result %+v after %d requests; want explore's cap of 10", res, len(h.chats()))
 	}
@@ -341,7 +341,7 @@ func TestReviewCommandNeedsReadOnly(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := detachedRunIn(t, a, dir, ModeReview, "review")
+	r := detachedRunIn(t, a, dir, event.ModeReview, "review")
 	env := r.env
 	if env.Commands == nil {
 		t.Fatal("review mode's tool environment has no command policy")

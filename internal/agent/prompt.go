@@ -84,7 +84,7 @@ type promptTool struct {
 func (r *run) systemPrompt() (string, error) {
 	d := promptData{OS: r.a.goos, Shell: r.a.shell, Date: r.a.clock.Now().Format("2006-01-02"),
 		Native: r.format == session.FormatNative, Has: r.offered, MaxIterations: r.cfg.MaxIterations,
-		Mode: r.mode.name, Intent: r.intent(), Subagent: r.depth > 0, Focus: r.hint, Words: subagentWords,
+		Mode: string(r.mode.name), Intent: r.intent(), Subagent: r.depth > 0, Focus: r.hint, Words: subagentWords,
 		Security: r.mode.security, Project: r.project, Scratch: r.scratch,
 		Instructions: r.instructions}
 	d.Delegates = r.offered[tools.SubagentTool] && !r.offered["read_file"]

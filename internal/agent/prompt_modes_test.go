@@ -12,7 +12,7 @@ import (
 )
 
 // renderFor renders the system prompt of a run of mode.
-func renderFor(t *testing.T, a *Agent, dir, mode string, native bool, d *event.Dispatch) string {
+func renderFor(t *testing.T, a *Agent, dir string, mode event.Mode, native bool, d *event.Dispatch) string {
 	t.Helper()
 	r := detachedRunIn(t, a, dir, mode, "the task")
 	r.format = session.FormatText
@@ -43,33 +43,33 @@ func TestModePrompts(t *testing.T) {
 	}
 	lsp := lspTools()
 	cases := []struct {
-		mode   string
+		mode   event.Mode
 		native bool
 		want   []string
 		not    []string
 	}{
-		{ModeAgent, true,
+		{event.ModeAgent, true,
 			[]string{"DELEGATION", "1. SCOUT", "2. EXPLORE", "3. WRITE", "4. VERIFY", "Sub-agent practice", "findings are returned only to you",
 				"SCRATCH DIRECTORY\nFor throwaway files", "<instructions>", "Always run the linter.", filepath.Join(scratch, "s1"), "COMPLETION SIGNAL", "Do not read or search files through run_terminal_command"},
 			[]string{"<project_context>", "<tool_call>{", "SEARCH TIPS", "read_file rather than cat"}},
-		{ModeAgent, false,
+		{event.ModeAgent, false,
 			[]string{"DELEGATION", "<tool_call>{\"name\": \"run_subagent\"", "### run_subagent", "### write_file", "SEARCH TIPS", "give a sub-agent the distinctive text"},
 			[]string{"<project_context>", "### read_file"}},
-		{ModeExplore, true, []string{"explore mode", "EXPLORATION STRATEGY", "<project_context>", "Always run the linter.", "CODE NAVIGATION", "[TASK_COMPLETE]"},
+		{event.ModeExplore, true, []string{"explore mode", "EXPLORATION STRATEGY", "<project_context>", "Always run the linter.", "CODE NAVIGATION", "[TASK_COMPLETE]"},
 			[]string{"DELEGATION", "SCRATCH"}},
-		{ModePlan, true, append([]string{"plan mode", "PLAN QUALITY RULES", "estimated complexity", "Call out risks", "EXPLORATION STRATEGY", "<project_context>"}, lsp...),
+		{event.ModePlan, true, append([]string{"plan mode", "PLAN QUALITY RULES", "estimated complexity", "Call out risks", "EXPLORATION STRATEGY", "<project_context>"}, lsp...),
 			[]string{"DELEGATION"}},
-		{ModeReview, true, []string{"review mode", "bugs first", "CONFIDENCE SCALE", "- 10:", "- 9:", "- 8:", "Low confidence", "CODE INTELLIGENCE FOR REVIEW", "read-only git commands only"},
+		{event.ModeReview, true, []string{"review mode", "bugs first", "CONFIDENCE SCALE", "- 10:", "- 9:", "- 8:", "Low confidence", "CODE INTELLIGENCE FOR REVIEW", "read-only git commands only"},
 			[]string{"security problems only"}},
-		{ModeSecurityReview, true, append([]string{"security-review mode", "security problems only", "CONFIDENCE SCALE", "Low confidence", "CODE INTELLIGENCE FOR SECURITY REVIEW"}, lsp...),
+		{event.ModeSecurityReview, true, append([]string{"security-review mode", "security problems only", "CONFIDENCE SCALE", "Low confidence", "CODE INTELLIGENCE FOR SECURITY REVIEW"}, lsp...),
 			[]string{"bugs first"}},
-		{ModeDeepExplore, true, []string{"deep-explore mode", "1. MAP", "2. TRACE DEPTH-FIRST", "3. CROSS-CUTTING ANALYSIS", "4. SYNTHESIZE",
+		{event.ModeDeepExplore, true, []string{"deep-explore mode", "1. MAP", "2. TRACE DEPTH-FIRST", "3. CROSS-CUTTING ANALYSIS", "4. SYNTHESIZE",
 			"DEPTH OVER BREADTH", "DON'T STOP EARLY", "FOLLOW IMPORTS", "USE PARALLEL CALLS", "DELEGATE BREADTH", "<project_context>"}, nil},
-		{ModeChat, true, append([]string{"TOOL USAGE", "CODE NAVIGATION", "USER-PROVIDED CONTEXT"}, lsp...), []string{"[TASK_COMPLETE] when"}},
-		{ModeExplore, false, []string{"<tool_call>{\"name\": \"read_file\"", "### search_workspace", "SEARCH TIPS", "<project_context>"}, []string{"### write_file"}},
+		{event.ModeChat, true, append([]string{"TOOL USAGE", "CODE NAVIGATION", "USER-PROVIDED CONTEXT"}, lsp...), []string{"[TASK_COMPLETE] when"}},
+		{event.ModeExplore, false, []string{"<tool_call>{\"name\": \"read_file\"", "### search_workspace", "SEARCH TIPS", "<project_context>"}, []string{"### write_file"}},
 	}
 	for _, tc := range cases {
-		name := tc.mode + map[bool]string{true: "/native", false: "/text"}[tc.native]
+		name := string(tc.mode) + map[bool]string{true: "/native", false: "/text"}[tc.native]
 		t.Run(name, func(t *testing.T) {
 			got := renderFor(t, a, dir, tc.mode, tc.native, nil)
 			for _, w := range tc.want {
@@ -105,7 +105,7 @@ func TestTaskRulesFollowIntent(t *testing.T) {
 		{event.IntentCreate, create, modify},
 		{event.IntentMixed, "Understand before you change", modify},
 	} {
-		got := renderFor(t, a, t.TempDir(), ModeAgent, true, &event.Dispatch{Intent: tc.intent, NeedsWrite: true})
+		got := renderFor(t, a, t.TempDir(), event.ModeAgent, true, &event.Dispatch{Intent: tc.intent, NeedsWrite: true})
 		if !strings.Contains(got, tc.has) || strings.Contains(got, tc.not) {
 			t.Errorf("intent %s: want %q and not %q in:\n%s", tc.intent, tc.has, tc.not, got)
 		}

@@ -66,7 +66,7 @@ type subagents struct {
 // RunSubagent implements tools.SubagentRunner.
 func (s subagents) RunSubagent(ctx context.Context, req tools.SubagentRequest) (tools.SubagentResult, error) {
 	p := s.parent
-	m, err := modeNamed(req.Mode)
+	m, err := modeNamed(event.Mode(req.Mode))
 	switch {
 	case err != nil:
 		return tools.SubagentResult{Text: err.Error(), Failed: true}, nil

@@ -313,11 +313,11 @@ func TestDeepExploreStartsSubagent(t *testing.T) {
 		},
 	}
 	h.srv.Handle(ro.handle)
-	res := h.promptMode(ModeDeepExplore, "how does the store get opened?")
+	res := h.promptMode(event.ModeDeepExplore, "how does the store get opened?")
 	if res.Status != event.FinishDone || !strings.Contains(res.FinalText, "Open in store.go") {
 		t.Fatalf("result = %+v", res)
 	}
-	if ts := h.turnStarted(res.Turn); ts.Mode != ModeDeepExplore || ts.Dispatch != nil {
+	if ts := h.turnStarted(res.Turn); ts.Mode != event.ModeDeepExplore || ts.Dispatch != nil {
 		t.Errorf("turn_started = %+v", ts)
 	}
 	mains := h.mainChats()

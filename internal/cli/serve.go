@@ -10,8 +10,7 @@ import (
 	"runtime"
 	"syscall"
 
-	"github.com/spf13/cobra"
-
+	"github.com/olly-agent/olly/event"
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/llm"
@@ -19,6 +18,7 @@ import (
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/ui/web"
+	"github.com/spf13/cobra"
 )
 
 // defaultServeAddr is where olly serve listens unless told.
@@ -145,7 +145,7 @@ func newSession(ctx context.Context, a *app.App, catalog *models.Catalog, dir st
 	default:
 		model = choice.Name
 	}
-	sess, err := a.Sessions.Create(ctx, session.CreateOptions{Workspace: dir, Mode: "agent", Model: model})
+	sess, err := a.Sessions.Create(ctx, session.CreateOptions{Workspace: dir, Mode: event.ModeAgent, Model: model})
 	return sess, warnings, err
 }
 

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/cobra"
-
+	"github.com/olly-agent/olly/event"
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
+	"github.com/spf13/cobra"
 )
 
 // resumePick is --resume's value when no id follows it: pick from a list.
@@ -102,7 +102,7 @@ func printSession(ctx context.Context, f *Factory, a *app.App, opts *printOption
 		if err != nil {
 			return nil, in, 0, err
 		}
-		sess, err := a.Sessions.Create(ctx, session.CreateOptions{Workspace: dir, Mode: "agent", Model: choice})
+		sess, err := a.Sessions.Create(ctx, session.CreateOptions{Workspace: dir, Mode: event.ModeAgent, Model: choice})
 		return sess, in, 0, err
 	}
 	sess, err := resumeTarget(ctx, f, a.Sessions, opts, dir, term)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/olly-agent/olly/event"
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/models"
@@ -73,7 +74,7 @@ func runTUI(ctx context.Context, f *Factory, opts *printOptions, args []string) 
 		if err != nil {
 			return err
 		}
-		if sess, err = a.Sessions.Create(ctx, session.CreateOptions{Workspace: d.workspace, Mode: "agent", Model: model}); err != nil {
+		if sess, err = a.Sessions.Create(ctx, session.CreateOptions{Workspace: d.workspace, Mode: event.ModeAgent, Model: model}); err != nil {
 			return err
 		}
 	}

@@ -29,6 +29,7 @@ type (
 	FilesChanged        = event.FilesChanged
 	FinalMessage        = event.FinalMessage
 	KeepUndoResult      = event.KeepUndoResult
+	Mode                = event.Mode
 	ListingEntry        = event.ListingEntry
 	Payload             = event.Payload
 	ProgressGroupFinish = event.ProgressGroupFinish
@@ -80,6 +81,15 @@ const (
 	IntentCreate            = event.IntentCreate
 	IntentMixed             = event.IntentMixed
 	IntentModify            = event.IntentModify
+	ModeAgent               = event.ModeAgent
+	ModeBash                = event.ModeBash
+	ModeChat                = event.ModeChat
+	ModeDeepExplore         = event.ModeDeepExplore
+	ModeDeepExploreWrite    = event.ModeDeepExploreWrite
+	ModeExplore             = event.ModeExplore
+	ModePlan                = event.ModePlan
+	ModeReview              = event.ModeReview
+	ModeSecurityReview      = event.ModeSecurityReview
 	SandboxReadOnly         = event.SandboxReadOnly
 	SandboxUnsandboxed      = event.SandboxUnsandboxed
 	SandboxWorkspaceWrite   = event.SandboxWorkspaceWrite

@@ -169,7 +169,7 @@ func cut(s string, n int) string {
 // facts are an answer's heading: its turn, mode, model and how it ended.
 func (d Doc) facts(it *timeline.Item) []string {
 	facts := []string{fmt.Sprintf("turn %d", it.Turn)}
-	for _, f := range []string{it.Mode, it.Model} {
+	for _, f := range []string{string(it.Mode), it.Model} {
 		if f != "" {
 			facts = append(facts, f)
 		}

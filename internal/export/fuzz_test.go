@@ -28,7 +28,7 @@ func FuzzHTMLEscapes(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		evs := []event.Event{
-			{Session: "s", Seq: 1, Turn: 1, Data: event.TurnStarted{Mode: s, Model: s}},
+			{Session: "s", Seq: 1, Turn: 1, Data: event.TurnStarted{Mode: event.Mode(s), Model: s}},
 			{Session: "s", Seq: 2, Turn: 1, Data: event.UserMessage{Text: s, Attachments: []event.Attachment{{Path: s}}}},
 			{Session: "s", Seq: 3, Turn: 1, Data: event.TitleChanged{Title: s}},
 			{Session: "s", Seq: 4, Turn: 1, Data: event.ThinkingBlock{Iteration: 1, Content: s}},

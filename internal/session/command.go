@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"strings"
-)
 
-// ModeBash is the mode of a turn that runs a command the person typed.
-const ModeBash = "bash"
+	"github.com/olly-agent/olly/internal/event"
+)
 
 // CommandRunner runs a command the person typed as a turn: the agent does,
 // through the same tool runner, safety analysis and approval rules as its
@@ -58,7 +57,7 @@ func (s *Service) RunCommand(ctx context.Context, id, command string) (*TurnResu
 	if !ok {
 		return nil, errors.New("session service cannot run commands: the agent was not configured")
 	}
-	in := PromptInput{Text: "!" + command, Mode: ModeBash}
+	in := PromptInput{Text: "!" + command, Mode: event.ModeBash}
 	return s.RunAction(ctx, id, in, func(ctx context.Context, t *Turn) (*TurnResult, error) {
 		return cr.RunCommand(ctx, t, command)
 	})

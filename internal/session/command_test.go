@@ -12,7 +12,7 @@ import (
 // recording what it was asked.
 type commandRunner struct {
 	commands []string
-	modes    []string
+	modes    []event.Mode
 }
 
 func (r *commandRunner) RunTurn(ctx context.Context, t *Turn) (*TurnResult, error) {
@@ -22,7 +22,7 @@ func (r *commandRunner) RunTurn(ctx context.Context, t *Turn) (*TurnResult, erro
 func (r *commandRunner) RunCommand(ctx context.Context, t *Turn, command string) (*TurnResult, error) {
 	r.commands, r.modes = append(r.commands, command), append(r.modes, t.Mode)
 	for _, p := range []event.Payload{
-		event.TurnStarted{Mode: ModeBash},
+		event.TurnStarted{Mode: event.ModeBash},
 		event.UserMessage{Text: t.Input.Text},
 		event.TurnFinished{Status: event.FinishDone},
 	} {
@@ -44,7 +44,7 @@ func TestRunCommandIsATurnOfTheSession(t *testing.T) {
 	if res.Turn != 1 || res.Shell == nil || res.Shell.Command != "go test ./..." {
 		t.Fatalf("result = %+v (shell %+v), want turn 1 running the trimmed command", res, res.Shell)
 	}
-	if len(r.modes) != 1 || r.modes[0] != ModeBash {
+	if len(r.modes) != 1 || r.modes[0] != event.ModeBash {
 		t.Errorf("runner saw modes %q, want [bash]", r.modes)
 	}
 	evs, err := svc.History(ctx, sess.ID)

@@ -17,7 +17,7 @@ const implementPrefix = "Implement this plan:\n\n"
 // turn does not classify the prompt (the plan is the decision) and runs
 // like any prompt: ErrBusy while another turn runs.
 func (s *Service) ImplementPlan(ctx context.Context, id string, planTurn int) (*TurnResult, error) {
-	return s.runTurn(ctx, id, PromptInput{Mode: "agent", FromPlan: planTurn, implement: true})
+	return s.runTurn(ctx, id, PromptInput{Mode: event.ModeAgent, FromPlan: planTurn, implement: true})
 }
 
 // planInput is the prompt of an ImplementPlan turn: the plan of turn
@@ -30,7 +30,7 @@ func planInput(id string, evs []event.Event, planTurn int) (PromptInput, error) 
 		}
 		return PromptInput{}, fmt.Errorf("session %s has no plan to implement: ask for one with /plan <task> first", id)
 	}
-	return PromptInput{Text: implementPrefix + plan, Mode: "agent", FromPlan: turn}, nil
+	return PromptInput{Text: implementPrefix + plan, Mode: event.ModeAgent, FromPlan: turn}, nil
 }
 
 // findPlan returns the plan of turn (0: the last one) and its turn.

@@ -137,7 +137,7 @@ func (s *Service) newTurn(sess *store.Session, ws *workspace.Workspace, in Promp
 	}
 	number++
 	t := &Turn{SessionID: sess.ID, Number: number, Workspace: ws, Input: in, History: BuildConversation(evs),
-		Mode: firstNonEmpty(in.Mode, sess.Mode, "agent"), Model: firstNonEmpty(in.Model, sess.Model),
+		Mode: firstNonEmpty(in.Mode, event.Mode(sess.Mode), event.ModeAgent), Model: firstNonEmpty(in.Model, sess.Model),
 		ExplorerModel: sess.ExplorerModel, Memory: sess.SessionMemory}
 	// Tools may emit from their own goroutines, hence the atomics.
 	var titled atomic.Bool
@@ -198,7 +198,7 @@ func TitleFromPrompt(text string) string {
 	return strings.TrimRight(cut, " ,.;:") + "…"
 }
 
-func firstNonEmpty(vs ...string) string {
+func firstNonEmpty[T ~string](vs ...T) T {
 	for _, v := range vs {
 		if v != "" {
 			return v

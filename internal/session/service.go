@@ -126,7 +126,7 @@ type CreateOptions struct {
 	Workspace string
 	// Mode and Model are the session's defaults ("" model: the agent's
 	// configured one).
-	Mode  string
+	Mode  event.Mode
 	Model string
 	Title string
 }
@@ -141,7 +141,7 @@ func (s *Service) Create(ctx context.Context, o CreateOptions) (*store.Session, 
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	sess := &store.Session{Workspace: ws.Primary().Path, Mode: o.Mode, Model: o.Model, Title: o.Title}
+	sess := &store.Session{Workspace: ws.Primary().Path, Mode: string(o.Mode), Model: o.Model, Title: o.Title}
 	if err := s.store.CreateSession(ctx, sess); err != nil {
 		return nil, err
 	}

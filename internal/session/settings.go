@@ -12,14 +12,23 @@ import (
 
 // Modes lists the modes a session (or one prompt) can run in: agent, and
 // the mode of every slash command that has one.
-func Modes() []string {
-	out := []string{"agent"}
+func Modes() []event.Mode {
+	out := []event.Mode{event.ModeAgent}
 	for _, c := range Commands() {
 		if c.Mode != "" && !slices.Contains(out, c.Mode) {
 			out = append(out, c.Mode)
 		}
 	}
 	return out
+}
+
+// ModeList is Modes as a comma-separated list, for messages.
+func ModeList() string {
+	var names []string
+	for _, m := range Modes() {
+		names = append(names, string(m))
+	}
+	return strings.Join(names, ", ")
 }
 
 // ChangeSettings changes the session's own settings — the non-nil fields
@@ -41,7 +50,9 @@ func (s *Service) ChangeSettings(ctx context.Context, id string, ch event.Sessio
 		changed = event.SessionSettings{}
 		set(&x.Model, ch.Model, &changed.Model)
 		set(&x.ExplorerModel, ch.ExplorerModel, &changed.ExplorerModel)
-		set(&x.Mode, ch.Mode, &changed.Mode)
+		mode := event.Mode(x.Mode)
+		set(&mode, ch.Mode, &changed.Mode)
+		x.Mode = string(mode)
 		set(&x.AutoApproveCommands, ch.AutoApproveCommands, &changed.AutoApproveCommands)
 		set(&x.AutoApproveSensitiveEdits, ch.AutoApproveSensitiveEdits, &changed.AutoApproveSensitiveEdits)
 		return nil
@@ -60,16 +71,19 @@ func (s *Service) ChangeSettings(ctx context.Context, id string, ch event.Sessio
 
 // checkSettings trims ch's strings and refuses values no turn could use.
 func checkSettings(ch *event.SessionSettings) error {
-	for _, p := range []*string{ch.Model, ch.ExplorerModel, ch.Mode} {
+	for _, p := range []*string{ch.Model, ch.ExplorerModel} {
 		if p != nil {
 			*p = strings.TrimSpace(*p)
 		}
+	}
+	if ch.Mode != nil {
+		*ch.Mode = event.Mode(strings.TrimSpace(string(*ch.Mode)))
 	}
 	if ch.Model != nil && *ch.Model == "" {
 		return fmt.Errorf("the model name is empty: give a model the server has (olly models lists them)")
 	}
 	if ch.Mode != nil && !slices.Contains(Modes(), *ch.Mode) {
-		return fmt.Errorf("unknown mode %q: use one of %s", *ch.Mode, strings.Join(Modes(), ", "))
+		return fmt.Errorf("unknown mode %q: use one of %s", *ch.Mode, ModeList())
 	}
 	return nil
 }

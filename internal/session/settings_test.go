@@ -14,7 +14,7 @@ func TestChangeSettings(t *testing.T) {
 	svc, _, sess := newService(t, nil)
 	ctx := context.Background()
 
-	got, err := svc.ChangeSettings(ctx, sess.ID, event.SessionSettings{Mode: settingPtr(" plan "), AutoApproveCommands: settingPtr(true), Model: settingPtr("m")})
+	got, err := svc.ChangeSettings(ctx, sess.ID, event.SessionSettings{Mode: settingPtr(event.Mode(" plan ")), AutoApproveCommands: settingPtr(true), Model: settingPtr("m")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestChangeSettings(t *testing.T) {
 		t.Fatalf("stored %+v", got)
 	}
 	// Unchanged values are not recorded; an empty change records nothing.
-	if _, err := svc.ChangeSettings(ctx, sess.ID, event.SessionSettings{Mode: settingPtr("plan")}); err != nil {
+	if _, err := svc.ChangeSettings(ctx, sess.ID, event.SessionSettings{Mode: settingPtr(event.Mode("plan"))}); err != nil {
 		t.Fatal(err)
 	}
 	evs, err := svc.History(ctx, sess.ID)
@@ -48,7 +48,7 @@ func TestChangeSettings(t *testing.T) {
 		ch   event.SessionSettings
 		want string
 	}{
-		{"unknown mode", event.SessionSettings{Mode: settingPtr("yolo")}, `unknown mode "yolo"`},
+		{"unknown mode", event.SessionSettings{Mode: settingPtr(event.Mode("yolo"))}, `unknown mode "yolo"`},
 		{"empty model", event.SessionSettings{Model: settingPtr(" ")}, "model name is empty"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,7 +57,7 @@ func TestChangeSettings(t *testing.T) {
 			}
 		})
 	}
-	if _, err := svc.ChangeSettings(ctx, "nope", event.SessionSettings{Mode: settingPtr("agent")}); err == nil {
+	if _, err := svc.ChangeSettings(ctx, "nope", event.SessionSettings{Mode: settingPtr(event.Mode("agent"))}); err == nil {
 		t.Error("changing an unknown session succeeded")
 	}
 }

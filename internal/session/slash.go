@@ -21,7 +21,7 @@ type Command struct {
 	About string
 	// Mode is the mode the rest of the prompt runs in; "" for commands
 	// that act on the session (/compact, /new).
-	Mode string
+	Mode event.Mode
 	// Default is the task when nothing follows a mode command; "" means
 	// a task is required.
 	Default string
@@ -30,19 +30,19 @@ type Command struct {
 // Commands lists the slash commands, in the order help shows them.
 func Commands() []Command {
 	return []Command{
-		{Name: "plan", Usage: "/plan <task>", Mode: "plan",
+		{Name: "plan", Usage: "/plan <task>", Mode: event.ModePlan,
 			About: "explore read-only and write a plan, which you can then implement"},
-		{Name: "review", Usage: "/review [what to review]", Mode: "review",
+		{Name: "review", Usage: "/review [what to review]", Mode: event.ModeReview,
 			About:   "review code for bugs and security problems (read-only; may run read-only git commands)",
 			Default: "Review the uncommitted changes in this workspace (start with git status and git diff HEAD) for bugs and security problems."},
-		{Name: "security-review", Usage: "/security-review [what to review]", Mode: "security-review",
+		{Name: "security-review", Usage: "/security-review [what to review]", Mode: event.ModeSecurityReview,
 			About:   "security review only, with a confidence for every finding (read-only; may run read-only git commands)",
 			Default: "Do a security review of the uncommitted changes in this workspace (start with git status and git diff HEAD)."},
-		{Name: "deep-explore", Usage: "/deep-explore <question>", Mode: "deep-explore",
+		{Name: "deep-explore", Usage: "/deep-explore <question>", Mode: event.ModeDeepExplore,
 			About: "investigate the code in depth, read-only, with sub-agents"},
-		{Name: "explore", Usage: "/explore <question>", Mode: "explore",
+		{Name: "explore", Usage: "/explore <question>", Mode: event.ModeExplore,
 			About: "look around the code read-only and answer"},
-		{Name: "chat", Usage: "/chat <question>", Mode: "chat",
+		{Name: "chat", Usage: "/chat <question>", Mode: event.ModeChat,
 			About: "answer a question, reading code when needed"},
 		{Name: "implement", Usage: "/implement [turn]",
 			About: "implement the session's latest plan (or the plan of that turn) in agent mode"},
@@ -181,7 +181,7 @@ func (s *Service) newSession(ctx context.Context, id string, in PromptInput, tex
 	if err != nil {
 		return nil, err
 	}
-	sess, err := s.Create(ctx, CreateOptions{Workspace: old.Workspace, Mode: old.Mode, Model: old.Model})
+	sess, err := s.Create(ctx, CreateOptions{Workspace: old.Workspace, Mode: event.Mode(old.Mode), Model: old.Model})
 	if err != nil {
 		return nil, fmt.Errorf("/new: %w", err)
 	}

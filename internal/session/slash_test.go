@@ -116,7 +116,7 @@ func TestModeCommands(t *testing.T) {
 				t.Fatal(err)
 			}
 			turn := rec.last(t)
-			if turn.Mode != tc.mode || !strings.Contains(turn.Input.Text, tc.task) || res.Command != "" {
+			if string(turn.Mode) != tc.mode || !strings.Contains(turn.Input.Text, tc.task) || res.Command != "" {
 				t.Errorf("turn mode %q, text %q, command %q; want %q containing %q", turn.Mode, turn.Input.Text, res.Command, tc.mode, tc.task)
 			}
 			if strings.HasPrefix(tc.text, "/") && !strings.HasPrefix(tc.text, "//") && strings.HasPrefix(turn.Input.Text, "/") {

@@ -17,7 +17,7 @@ type PromptInput struct {
 	Text string
 	// Mode overrides the session's mode for this turn ("agent" when both
 	// are empty).
-	Mode string
+	Mode event.Mode
 	// Model overrides the session's model for this turn.
 	Model string
 	// FromPlan is the turn whose plan this prompt implements
@@ -85,7 +85,7 @@ type Turn struct {
 	Workspace *workspace.Workspace
 	// Mode and Model are the resolved mode and model ("" model: the
 	// runner's default).
-	Mode  string
+	Mode  event.Mode
 	Model string
 	// ExplorerModel is the session's own model for sub-agents ("": the
 	// runner's setting, then Model).

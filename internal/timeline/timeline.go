@@ -36,8 +36,8 @@ type Item struct {
 	Attachments []event.Attachment `json:"attachments,omitempty"`
 
 	// Assistant messages.
-	Mode  string `json:"mode,omitempty"`
-	Model string `json:"model,omitempty"`
+	Mode  event.Mode `json:"mode,omitempty"`
+	Model string     `json:"model,omitempty"`
 	// Dispatch is how an agent-mode prompt was classified: why the turn
 	// runs in Mode.
 	Dispatch *event.Dispatch `json:"dispatch,omitempty"`

@@ -46,10 +46,11 @@ func runPrompt(ctx context.Context, s *Server, c *call, req rpcproto.PromptReque
 	if err != nil {
 		return rpcproto.PromptResult{}, err
 	}
-	if req.Mode != "" && !slices.Contains(session.Modes(), req.Mode) {
-		return rpcproto.PromptResult{}, fmt.Errorf("field mode: %q is not a mode; use one of %s", req.Mode, strings.Join(session.Modes(), ", "))
+	mode := event.Mode(req.Mode)
+	if mode != "" && !slices.Contains(session.Modes(), mode) {
+		return rpcproto.PromptResult{}, fmt.Errorf("field mode: %q is not a mode; use one of %s", req.Mode, session.ModeList())
 	}
-	return s.submit(ctx, c, session.PromptInput{Text: req.Message, Mode: req.Mode, Model: req.Model}, when)
+	return s.submit(ctx, c, session.PromptInput{Text: req.Message, Mode: mode, Model: req.Model}, when)
 }
 
 func (s *Server) message(ctx context.Context, c *call, req rpcproto.MessageRequest, when session.WhenBusy) (rpcproto.PromptResult, error) {

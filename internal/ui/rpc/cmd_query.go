@@ -63,7 +63,7 @@ func runGetState(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpc
 		IsCompacting: compacting, SteeringMode: "all", FollowUpMode: "one-at-a-time",
 		SessionID: sess.ID, SessionName: sess.Title, AutoCompactionEnabled: true,
 		MessageCount: len(piMessages(evs, s.opts.Provider)), PendingMessageCount: q.Total(),
-		Workspace: sess.Workspace, Mode: firstNonEmpty(sess.Mode, "agent"), Status: string(sess.Status),
+		Workspace: sess.Workspace, Mode: firstNonEmpty(sess.Mode, string(event.ModeAgent)), Status: string(sess.Status),
 		AutoApprove:      s.autoApprove(sess),
 		PendingApprovals: s.opts.Approvals.Pending(sess.ID), Queue: wireQueue(q), LastSeq: last, Events: s.opts.Events,
 	}

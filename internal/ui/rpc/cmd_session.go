@@ -50,7 +50,7 @@ func runNewSession(ctx context.Context, s *Server, _ *call, req rpcproto.NewSess
 	if strings.TrimSpace(req.Workspace) != "" {
 		ws = req.Workspace
 	}
-	sess, err := s.opts.Sessions.Create(ctx, session.CreateOptions{Workspace: ws, Mode: cur.Mode, Model: cur.Model})
+	sess, err := s.opts.Sessions.Create(ctx, session.CreateOptions{Workspace: ws, Mode: event.Mode(cur.Mode), Model: cur.Model})
 	if err != nil {
 		return rpcproto.SwitchResult{}, err
 	}
@@ -138,7 +138,7 @@ func runSetModel(ctx context.Context, s *Server, _ *call, req rpcproto.SetModelR
 }
 
 func runSetMode(ctx context.Context, s *Server, _ *call, req rpcproto.ModeRequest) (rpcproto.ModeResult, error) {
-	sess, err := s.opts.Sessions.ChangeSettings(ctx, s.current(), event.SessionSettings{Mode: &req.Mode})
+	sess, err := s.opts.Sessions.ChangeSettings(ctx, s.current(), event.SessionSettings{Mode: (*event.Mode)(&req.Mode)})
 	if err != nil {
 		return rpcproto.ModeResult{}, err
 	}

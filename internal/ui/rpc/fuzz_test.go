@@ -109,7 +109,7 @@ func FuzzPiMapper(f *testing.F) {
 			var p event.Payload
 			switch op % 15 {
 			case 0:
-				p = event.TurnStarted{Mode: []string{"agent", "bash"}[int(op>>5)%2]}
+				p = event.TurnStarted{Mode: []event.Mode{event.ModeAgent, event.ModeBash}[int(op>>5)%2]}
 			case 1:
 				p = event.UserMessage{Text: "u"}
 			case 2:

@@ -285,7 +285,7 @@ func (m *Model) apply(ev event.Event) tea.Cmd {
 			m.info.Model = *p.Model
 		}
 		if p.Mode != nil {
-			m.info.Mode = *p.Mode
+			m.info.Mode = string(*p.Mode)
 		}
 	case event.TitleChanged:
 		m.info.Title = p.Title

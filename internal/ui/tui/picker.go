@@ -65,10 +65,10 @@ func (m *Model) openPicker(kind int) tea.Cmd {
 		var es []pickEntry
 		for _, md := range session.Modes() {
 			d := ""
-			if md == m.info.Mode || (md == "agent" && m.info.Mode == "") {
+			if string(md) == m.info.Mode || (md == event.ModeAgent && m.info.Mode == "") {
 				d = "current"
 			}
-			es = append(es, pickEntry{value: md, label: md, detail: d})
+			es = append(es, pickEntry{value: string(md), label: string(md), detail: d})
 		}
 		p.load(pickerMsg{kind: kind, entries: es})
 		return nil
@@ -314,7 +314,7 @@ func (m *Model) pick(kind int, value string) tea.Cmd {
 		if kind == pickModel {
 			ch.Model = &value
 		} else {
-			ch.Mode = &value
+			ch.Mode = (*event.Mode)(&value)
 		}
 		ctx, s, id := m.ctx, m.deps.Sessions, m.info.ID
 		if s == nil {

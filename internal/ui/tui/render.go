@@ -46,8 +46,8 @@ func (r *renderer) item(it *timeline.Item) []string {
 	}
 	var out []string
 	head := "olly"
-	if it.Mode != "" && it.Mode != "agent" {
-		head += " · " + it.Mode
+	if it.Mode != "" && it.Mode != event.ModeAgent {
+		head += " · " + string(it.Mode)
 	}
 	out = append(out, r.st.head.Render(head))
 	running := it.Status == "running"

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/olly-agent/olly/event"
 )
 
 // statusLine is the bottom line: what runs, where, and how full the
@@ -22,7 +23,7 @@ func (m *Model) statusLine() string {
 		left = append(left, st.warn.Render(fmt.Sprintf("%d approval(s) waiting", n)))
 	}
 	left = append(left, st.head.Render(firstNonEmpty(m.info.Model, "no model")))
-	mode := firstNonEmpty(m.info.Mode, "agent")
+	mode := firstNonEmpty(m.info.Mode, string(event.ModeAgent))
 	left = append(left, st.status.Render(mode))
 	ws := filepath.Base(m.info.Workspace)
 	if m.deps.Branch != nil {
