@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/rpcproto"
@@ -55,7 +56,7 @@ func runFork(ctx context.Context, s *Server, _ *call, req rpcproto.ForkRequest) 
 		if err != nil {
 			return rpcproto.ForkResult{}, err
 		}
-		fork, err = s.opts.Sessions.Create(ctx, session.CreateOptions{Workspace: cur.Workspace, Mode: cur.Mode, Model: cur.Model})
+		fork, err = s.opts.Sessions.Create(ctx, session.CreateOptions{Workspace: cur.Workspace, Mode: event.Mode(cur.Mode), Model: cur.Model})
 		if err != nil {
 			return rpcproto.ForkResult{}, err
 		}
