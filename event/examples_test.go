@@ -40,6 +40,7 @@ func examples() []example {
 		{SessionSettings{Model: ptr("qwen3:8b"), AutoApproveCommands: &yes}, "A change of the session's own settings."},
 		{Error{Message: "cannot reach Ollama at http://localhost:11434 — is `ollama serve` running?", Kind: "connection"}, "A failure shown to the person."},
 		{Warning{Message: "model phi3 has no native tool calling — olly uses text tool calls", Code: "text_tools"}, "A banner."},
+		{MCPServerFailed{Server: "github", Transport: "stdio", Error: "MCP server github: connect: exit status 1", RetryInMs: 2000}, "An MCP server could not be started or reached, or stopped; its tools are missing until a retry (after `retryInMs`) succeeds. Shown as a warning."},
 		{Status{Text: "Writing main.go…"}, "A transient spinner line (ephemeral)."},
 		{TurnFinished{Status: FinishDone, Iterations: 3}, "Closes a turn."},
 	}

@@ -28,6 +28,7 @@ const (
 	TypeSessionSettings     Type = "session_settings"
 	TypeError               Type = "error"
 	TypeWarning             Type = "warning"
+	TypeMCPServerFailed     Type = "mcp_server_failed"
 	TypeStatus              Type = "status" // ephemeral
 )
 
@@ -277,6 +278,7 @@ const (
 	ApprovalCommand   = "command"
 	ApprovalFileEdit  = "file_edit"
 	ApprovalDirectory = "directory" // a path outside the workspace
+	ApprovalTool      = "tool"      // a call of an external (MCP) tool
 )
 
 // ApprovalRequested asks the person to approve an action. Any number may be
@@ -292,6 +294,9 @@ type ApprovalRequested struct {
 	// directory access.
 	FilePath string `json:"filePath,omitempty"`
 	Diff     string `json:"diff,omitempty"`
+	// Tool and Arguments (JSON) for tool approvals (an MCP server's tool).
+	Tool      string `json:"tool,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
 	// Severity is "critical", "high", "medium" or "none".
 	Severity string   `json:"severity"`
 	Reason   string   `json:"reason"`
@@ -463,6 +468,17 @@ type Error struct {
 type Warning struct {
 	Message string `json:"message"`
 	Code    string `json:"code,omitempty"`
+}
+
+// MCPServerFailed reports that an MCP server could not be started or
+// reached, or stopped; its tools are missing until a retry succeeds.
+type MCPServerFailed struct {
+	Server string `json:"server"`
+	// Transport is "stdio", "http" or "sse".
+	Transport string `json:"transport,omitempty"`
+	Error     string `json:"error"`
+	// RetryInMs is how long until olly tries again (backoff).
+	RetryInMs int64 `json:"retryInMs,omitempty"`
 }
 
 // Status is a transient spinner line ("Writing main.go…") (ephemeral).

@@ -56,6 +56,7 @@ var registry = map[Type]typeInfo{
 	TypeSessionSettings:     entry[SessionSettings](durable),
 	TypeError:               entry[Error](durable),
 	TypeWarning:             entry[Warning](durable),
+	TypeMCPServerFailed:     entry[MCPServerFailed](durable),
 	TypeStatus:              entry[Status](ephemeral),
 }
 
@@ -66,7 +67,7 @@ var order = []Type{
 	TypeProgressGroupStart, TypeToolAction, TypeToolOutput, TypeProgressGroupFinish,
 	TypeSubagentThinking, TypeApprovalRequested, TypeApprovalResolved, TypeFilesChanged,
 	TypeFileChangeResult, TypeKeepUndoResult, TypeTokenUsage, TypeTitleChanged,
-	TypeSessionSettings, TypeError, TypeWarning, TypeStatus, TypeTurnFinished,
+	TypeSessionSettings, TypeError, TypeWarning, TypeMCPServerFailed, TypeStatus, TypeTurnFinished,
 }
 
 // EventType implementations.
@@ -96,4 +97,5 @@ func (TitleChanged) EventType() Type        { return TypeTitleChanged }
 func (SessionSettings) EventType() Type     { return TypeSessionSettings }
 func (Error) EventType() Type               { return TypeError }
 func (Warning) EventType() Type             { return TypeWarning }
+func (MCPServerFailed) EventType() Type     { return TypeMCPServerFailed }
 func (Status) EventType() Type              { return TypeStatus }

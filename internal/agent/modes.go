@@ -197,6 +197,25 @@ func (r *run) useEnv(env tools.Env) {
 	r.openScratch()
 }
 
+// offerExternal adds the tools of the workspace's MCP servers (connecting
+// them on first use) to what the model is offered: in the modes that may
+// act (agent, deep-explore-write) and only to the person's own turn, not
+// to sub-agents, which only read.
+func (r *run) offerExternal(ctx context.Context) {
+	if r.env.External == nil || r.mode.readOnly || r.depth > 0 {
+		return
+	}
+	r.env.Extra = r.env.External.Tools(ctx, r.t.SessionID, r.emit)
+	for _, t := range r.env.Extra {
+		s := t.Spec()
+		if r.offered[s.Name] {
+			continue
+		}
+		r.specs = append(r.specs, s)
+		r.offered[s.Name] = true
+	}
+}
+
 // intent is the task intent the prompt's task rules adapt to ("" when
 // the prompt was not classified).
 func (r *run) intent() string {

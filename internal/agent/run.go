@@ -181,6 +181,7 @@ func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
 	env.Session, env.Turn, env.Workspace = t.SessionID, t.Number, t.Workspace
 	env.Emit = r.emit
 	r.useEnv(env)
+	r.offerExternal(ctx)
 	// Language servers belong to a workspace: when the turn's diagnostics
 	// source can also check files, the completion gate uses it.
 	if d, ok := env.Diagnostics.(Diagnostics); ok {

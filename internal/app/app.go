@@ -165,6 +165,7 @@ func (a *App) toolEnv(ctx context.Context, t *session.Turn) (tools.Env, error) {
 		Diagnostics:      diagnostics{sp.lsp},
 		LanguageServers:  sp.lsp,
 		Sandbox:          a.commandSandbox(),
+		External:         externalTools(sp.mcp),
 	}, nil
 }
 

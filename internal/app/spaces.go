@@ -11,6 +11,7 @@ import (
 	"github.com/olly-agent/olly/internal/checkpoint"
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/lsp"
+	"github.com/olly-agent/olly/internal/mcp"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/shell"
 	"github.com/olly-agent/olly/internal/store"
@@ -24,6 +25,8 @@ type space struct {
 	shells      *shell.Manager
 	lsp         *lsp.Manager
 	checkpoints *checkpoint.Manager
+	// mcp are the workspace's MCP servers, connected on first use.
+	mcp *mcp.Manager
 }
 
 // spaces starts a workspace's services on first use.
@@ -54,10 +57,15 @@ func (a *App) spaceFor(ws *workspace.Workspace) (*space, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lsp.servers: %w", err)
 	}
+	mcps, mcpErrs := a.MCPManager(dir)
+	for _, err := range mcpErrs {
+		a.Log.Warn("mcp configuration", "workspace", dir, "error", err)
+	}
 	sp := &space{
 		shells:      shells,
 		lsp:         lsp.NewManager(ws, lsp.Options{Servers: servers, Logger: a.Log}),
 		checkpoints: checkpoint.New(a.Store, dir, sessionEmitter{a.Sessions}),
+		mcp:         mcps,
 	}
 	if a.spaces.byWS == nil {
 		a.spaces.byWS = map[string]*space{}
@@ -73,7 +81,7 @@ func (a *App) closeSpaces() error {
 	defer a.spaces.mu.Unlock()
 	var errs []error
 	for _, sp := range a.spaces.byWS {
-		errs = append(errs, sp.shells.CloseAll(), sp.lsp.Close())
+		errs = append(errs, sp.shells.CloseAll(), sp.lsp.Close(), sp.mcp.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -24,6 +24,10 @@ type Request struct {
 	// the edit as a unified diff.
 	FilePath string
 	Diff     string
+	// Tool and Arguments (JSON text) describe a tool call
+	// (event.ApprovalTool: an MCP server's tool).
+	Tool      string
+	Arguments string
 	// Severity decides the route (see Policy.Route).
 	Severity safety.Severity
 	// Reason is one sentence for the approval card; Rule and Words name
@@ -59,9 +63,13 @@ func (r Request) check() error {
 		if r.FilePath == "" {
 			return fmt.Errorf("approval: a %s request needs the path", r.Kind)
 		}
+	case event.ApprovalTool:
+		if r.Tool == "" {
+			return errors.New("approval: a tool request needs the tool's name")
+		}
 	default:
-		return fmt.Errorf("approval: unknown request kind %q (want %s, %s or %s)",
-			r.Kind, event.ApprovalCommand, event.ApprovalFileEdit, event.ApprovalDirectory)
+		return fmt.Errorf("approval: unknown request kind %q (want %s, %s, %s or %s)",
+			r.Kind, event.ApprovalCommand, event.ApprovalFileEdit, event.ApprovalDirectory, event.ApprovalTool)
 	}
 	if r.Sandbox != nil && r.Kind != event.ApprovalCommand {
 		return fmt.Errorf("approval: a %s request cannot carry a sandbox (commands only)", r.Kind)
@@ -75,7 +83,7 @@ func (r Request) check() error {
 func (r Request) event(id, mode string) event.ApprovalRequested {
 	return event.ApprovalRequested{
 		ApprovalID: id, ActionID: r.ActionID, Kind: r.Kind,
-		Command: r.Command, Cwd: r.Cwd, FilePath: r.FilePath, Diff: r.Diff,
+		Command: r.Command, Cwd: r.Cwd, FilePath: r.FilePath, Diff: r.Diff, Tool: r.Tool, Arguments: r.Arguments,
 		Severity: r.Severity.String(), Reason: r.Reason, Rule: r.Rule, Words: r.Words,
 		Mode: mode, Sandbox: r.Sandbox,
 	}

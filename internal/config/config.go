@@ -177,6 +177,8 @@ func cloneValue(v any) any {
 		return slices.Clone(x)
 	case []FileRule:
 		return slices.Clone(x)
+	case []MCPServer:
+		return cloneServers(x)
 	}
 	return v
 }

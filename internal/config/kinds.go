@@ -59,6 +59,8 @@ func kindFor(t reflect.Type) (kind, error) {
 		return rulesKind{}, nil
 	case t == listType:
 		return listKind{}, nil
+	case t == mcpServersType:
+		return serversKind{}, nil
 	case t.Kind() == reflect.String:
 		return stringKind{}, nil
 	case t.Kind() == reflect.Int:

@@ -292,6 +292,7 @@ func TestEveryKeyFromEnv(t *testing.T) {
 	values := map[string]string{
 		"string": "x", "integer": "", "number": "1.5", "boolean": "false", "duration": "1m",
 		"list of strings": "a,b", "file rules": `{"**/*.go": ask}`,
+		"MCP servers": `{fs: {command: npx, args: [-y, server-fs]}}`,
 	}
 	for _, k := range Keys() {
 		t.Run(k.Key, func(t *testing.T) {

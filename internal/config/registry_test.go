@@ -65,6 +65,12 @@ func TestDefaults(t *testing.T) {
 		{"sandbox.denyRead", "OLLY_SANDBOX_DENY_READ", "[]", ""},
 		{"shell.env.keep", "OLLY_SHELL_ENV_KEEP", "[]", ""},
 		{"shell.env.drop", "OLLY_SHELL_ENV_DROP", "[]", ""},
+		{"mcp.servers", "OLLY_MCP_SERVERS", "{}", ""},
+		{"mcp.allow", "OLLY_MCP_ALLOW", "[]", ""},
+		{"mcp.autoApproveReadOnly", "OLLY_MCP_AUTO_APPROVE_READ_ONLY", "false", ""},
+		{"mcp.unsandboxed", "OLLY_MCP_UNSANDBOXED", "[]", ""},
+		{"mcp.callTimeout", "OLLY_MCP_CALL_TIMEOUT", "1m", "1000–600000 ms"},
+		{"mcp.connectTimeout", "OLLY_MCP_CONNECT_TIMEOUT", "30s", "1000–300000 ms"},
 	}
 	got := Keys()
 	if len(got) != len(want) {

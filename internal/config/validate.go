@@ -70,6 +70,8 @@ func (e *entry) expect() string {
 			s += fmt.Sprintf(" with at most %g item(s)", e.max)
 		}
 		return s
+	case serversKind:
+		return "MCP servers: a mapping of NAME to {command, args, env} or {url, type: http|sse, headers}"
 	case rulesKind:
 		return "file rules: a mapping of glob to ask|auto (or true|false), or a list of {pattern, action}"
 	}

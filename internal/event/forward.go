@@ -52,6 +52,7 @@ type (
 	Type                = event.Type
 	UserMessage         = event.UserMessage
 	Warning             = event.Warning
+	MCPServerFailed     = event.MCPServerFailed
 )
 
 // The public package's constants.
@@ -62,6 +63,7 @@ const (
 	ActionSuccess           = event.ActionSuccess
 	ApprovalCommand         = event.ApprovalCommand
 	ApprovalDirectory       = event.ApprovalDirectory
+	ApprovalTool            = event.ApprovalTool
 	ApprovalFileEdit        = event.ApprovalFileEdit
 	ApprovalModeAsk         = event.ApprovalModeAsk
 	ApprovalModeAuto        = event.ApprovalModeAuto
@@ -120,6 +122,7 @@ const (
 	TypeTurnStarted         = event.TypeTurnStarted
 	TypeUserMessage         = event.TypeUserMessage
 	TypeWarning             = event.TypeWarning
+	TypeMCPServerFailed     = event.TypeMCPServerFailed
 )
 
 // DecodePayload decodes the payload of an event of type t (event.DecodePayload).

@@ -115,6 +115,9 @@ func (b *Builder) Apply(ev event.Event) {
 		b.appendBlock(ev.Turn, &Block{Kind: BlockNotice, Level: "error", Text: p.Message})
 	case event.Warning:
 		b.appendBlock(ev.Turn, &Block{Kind: BlockNotice, Level: "warning", Text: p.Message})
+	case event.MCPServerFailed:
+		// Shown as a warning: the server's tools are missing, the turn goes on.
+		b.appendBlock(ev.Turn, &Block{Kind: BlockNotice, Level: "warning", Text: p.Error})
 	case event.Status:
 		b.item(ev.Turn).Live = p.Text
 	case event.TurnFinished:

@@ -3,6 +3,7 @@ package timeline
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -223,5 +224,16 @@ func TestSteeringStandsWhereItWasRead(t *testing.T) {
 	want := []string{"text::Using spaces.", "notice:steering:use tabs", "text::Switched to tabs."}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("blocks (-want +got):\n%s", diff)
+	}
+}
+
+// TestMCPServerFailureIsAWarning: an MCP server's failure shows as a
+// warning notice in every frontend that renders the timeline.
+func TestMCPServerFailureIsAWarning(t *testing.T) {
+	b := NewBuilder()
+	b.Apply(event.Event{Turn: 1, Data: event.MCPServerFailed{Server: "gh", Error: "MCP server gh: connect: exit status 1"}})
+	blocks := b.Timeline().Items[0].Blocks
+	if len(blocks) != 1 || blocks[0].Kind != BlockNotice || blocks[0].Level != "warning" || !strings.Contains(blocks[0].Text, "MCP server gh") {
+		t.Fatalf("blocks: %s", asJSON(t, b.Timeline()))
 	}
 }

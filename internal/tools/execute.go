@@ -73,6 +73,9 @@ func (r *Registry) Execute(ctx context.Context, env *Env, call Call) Outcome {
 func (r *Registry) run(ctx context.Context, env *Env, rep *Reporter, call Call) *Result {
 	t, ok := r.Get(call.Name)
 	if !ok {
+		t, ok = extra(env.Extra, call.Name)
+	}
+	if !ok {
 		return &Result{IsError: true,
 			Content: fmt.Sprintf("Unknown tool %q. Available tools: %s.", call.Name, strings.Join(r.Sorted(), ", ")),
 			Display: event.ToolAction{Text: "Unknown tool " + call.Name}}
@@ -98,6 +101,16 @@ func (r *Registry) run(ctx context.Context, env *Env, rep *Reporter, call Call) 
 	}
 	res, err := t.Run(ctx, &tenv, args)
 	return settle(ctx, call, res, err)
+}
+
+// extra finds the turn's run-time tool called name.
+func extra(ts []Tool, name string) (Tool, bool) {
+	for _, t := range ts {
+		if t.Spec().Name == name {
+			return t, true
+		}
+	}
+	return nil, false
 }
 
 // settle turns what a tool returned into the call's result.

@@ -106,6 +106,8 @@ func refusal(tool string, req approval.Request, d approval.Decision) *Result {
 		fmt.Fprintf(&b, "%s to run this command: %s", who, req.Command)
 	case event.ApprovalFileEdit:
 		fmt.Fprintf(&b, "%s the edit of %s; the file was not changed", who, req.FilePath)
+	case event.ApprovalTool:
+		fmt.Fprintf(&b, "%s this call of %s; it was not made", who, req.Tool)
 	default:
 		fmt.Fprintf(&b, "%s access to %s, outside the workspace", who, req.FilePath)
 	}
@@ -122,6 +124,8 @@ func refusal(tool string, req approval.Request, d approval.Decision) *Result {
 		b.WriteString("command")
 	case event.ApprovalFileEdit:
 		b.WriteString("edit")
+	case event.ApprovalTool:
+		b.WriteString("call")
 	default:
 		b.WriteString("path")
 	}

@@ -113,10 +113,22 @@ type Env struct {
 	// Subagents runs run_subagent's sub-agents (subagent.go); the agent
 	// sets it per call. Nil: run_subagent is unavailable.
 	Subagents SubagentRunner
+	// External supplies the tools of the turn's MCP servers; the agent
+	// lists them into Extra when the mode offers them. Nil: none.
+	External ToolSource
+	// Extra are tools beyond the registry's for this turn (External's);
+	// Execute finds a call's tool here when the registry has none.
+	Extra []Tool
 	// Commands, when set, restricts run_terminal_command to read-only
 	// commands that it also allows, refusing the rest instead of asking
 	// (a read-only mode's terminal); nil: any command, with approvals.
 	Commands *CommandPolicy
+}
+
+// ToolSource supplies tools found at run time (the MCP servers of a
+// workspace), connecting what it must; failures are reported through emit.
+type ToolSource interface {
+	Tools(ctx context.Context, session string, emit func(ctx context.Context, p event.Payload) error) []Tool
 }
 
 // CommandPolicy is a mode's rule for terminal commands (Env.Commands).

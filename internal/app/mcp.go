@@ -1,0 +1,95 @@
+package app
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/olly-agent/olly/internal/config"
+	"github.com/olly-agent/olly/internal/mcp"
+	"github.com/olly-agent/olly/internal/sandbox"
+	"github.com/olly-agent/olly/internal/tools"
+	"github.com/olly-agent/olly/internal/trust"
+)
+
+// TrustFile is the trust store of project MCP servers and hooks, in the
+// state directory: no sandboxed command may read or write it, so the model
+// cannot trust what the repository brings.
+func TrustFile(statedir string) string { return filepath.Join(statedir, "trust.json") }
+
+// MCPManager builds the MCP servers of workspace dir: the user's
+// mcp.servers and the project's .mcp.json, stdio servers confined by the
+// sandbox (workspace-write with network) unless mcp.unsandboxed names
+// them. Problems with the configuration files are returned beside it:
+// the servers that could be read still work.
+func (a *App) MCPManager(dir string) (*mcp.Manager, []error) {
+	return NewMCPManager(a.Config, a.Sandbox, a.sandboxSpec(), dir, a.Log)
+}
+
+// NewMCPManager is MCPManager for callers without an App (olly mcp,
+// olly doctor): sb nil detects the sandbox, spec is the command sandbox's
+// template (SandboxSpec).
+func NewMCPManager(cfg *config.Config, sb *sandbox.Sandbox, spec sandbox.Spec, dir string, log *slog.Logger) (*mcp.Manager, []error) {
+	paths := cfg.Paths()
+	servers, errs := mcp.Configured(cfg.MCP.Servers, paths.GlobalFile, dir)
+	st, err := trust.Open(TrustFile(paths.StateDir))
+	if err != nil {
+		errs = append(errs, err) // project servers stay untrusted
+	}
+	if sb == nil {
+		sb = sandbox.New("")
+	}
+	wrap, env := mcpWrap(sb, spec, dir, paths.StateDir)
+	c := cfg.MCP
+	return mcp.New(mcp.Options{Workspace: dir, Servers: servers, Trust: st, Wrap: wrap, Environ: env,
+		Unsandboxed: c.Unsandboxed, Allow: c.Allow, AutoApproveReadOnly: c.AutoApproveReadOnly,
+		CallTimeout: c.CallTimeout, ConnectTimeout: c.ConnectTimeout, Log: log}), errs
+}
+
+// SandboxSpec is the template of every command's sandbox under cfg (see
+// sandboxSpec).
+func SandboxSpec(cfg *config.Config) sandbox.Spec { return (&App{Config: cfg}).sandboxSpec() }
+
+// mcpWrap returns the sandbox wrapper of a workspace's stdio servers and
+// the environment they start with (TMPDIR in a folder of olly's state
+// directory that the sandbox lets them write); nil when no sandbox works.
+func mcpWrap(sb *sandbox.Sandbox, spec sandbox.Spec, dir, statedir string) (func(string, []string) ([]string, error), []string) {
+	if !sb.Status().Active() {
+		return nil, nil
+	}
+	sum := sha256.Sum256([]byte(dir))
+	tmp := filepath.Join(statedir, "mcp", hex.EncodeToString(sum[:6]))
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return func(string, []string) ([]string, error) {
+			return nil, fmt.Errorf("create the servers' temporary folder: %w", err)
+		}, nil
+	}
+	spec.Policy = sandbox.WorkspaceWrite
+	spec.Writable = append([]string{dir}, spec.Writable...)
+	spec.Own = []string{tmp}
+	// Servers reach their services (GitHub, a database, a package
+	// registry for npx): the network is what most of them are for.
+	spec.Network = true
+	helper := sb.WithHelper()
+	env := make([]string, 0, len(os.Environ())+1)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "TMPDIR=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "TMPDIR="+tmp)
+	return func(_ string, argv []string) ([]string, error) { return helper.Wrap(spec, argv) }, env
+}
+
+// externalTools is a workspace's MCP servers as the turn's tool source;
+// nil when none are configured, so turns skip them entirely.
+func externalTools(m *mcp.Manager) tools.ToolSource {
+	if m == nil || len(m.Servers()) == 0 {
+		return nil
+	}
+	return m
+}
