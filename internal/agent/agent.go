@@ -45,13 +45,13 @@ func (r *run) loop(ctx context.Context) (*session.TurnResult, error) {
 		var batch *batchResult
 		if len(calls) > 0 {
 			r.recordResponse(ctx, res, calls, false)
-			batch = r.runBatch(ctx, calls)
+			batch = r.batches.runBatch(ctx, calls, r.ids(), r.iter)
 			r.reportChanges(ctx, batch) // checkpoints: changes.go
 			if ctx.Err() != nil {
 				return r.finish(ctx, event.FinishCanceled)
 			}
 		}
-		v := r.judge(ctx, res, calls, batch)
+		v := r.gates.judge(ctx, res, calls, batch, r.batches.files, r.iter >= r.cfg.MaxIterations)
 		if len(calls) == 0 {
 			// A final answer moves to the final message (summary.go).
 			r.recordResponse(ctx, res, nil, v.done)

@@ -102,7 +102,7 @@ func (r *run) packet(state, note, body string) string {
 			Note                string `json:"note,omitempty"`
 		}{state, r.iter, remaining, note}
 	default:
-		files := append([]string{}, r.files...)
+		files := append([]string{}, r.batches.files...)
 		v = struct {
 			State               string   `json:"state"`
 			Iteration           int      `json:"iteration"`

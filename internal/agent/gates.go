@@ -37,7 +37,12 @@ const (
 // run, so a model that insists finishes anyway.
 type gates struct {
 	needsWrite bool
+	// answerEnds: an answer without tool calls ends the turn (the mode's
+	// answerEnds).
+	answerEnds bool
 	diag       Diagnostics
+
+	quiet int // consecutive responses without tool calls or signal
 
 	errorsRefused bool
 	writeRefused  bool
@@ -48,7 +53,9 @@ type gates struct {
 // continue after a cut-off response or tool results, nudge once after a
 // response with no tool calls and no signal, and otherwise — the model said
 // [TASK_COMPLETE], or answered twice without calling tools — ask the gates.
-func (r *run) judge(ctx context.Context, res *streamResult, calls []call, batch *batchResult) verdict {
+// files are the files the run wrote so far; last is set on the last
+// iteration.
+func (g *gates) judge(ctx context.Context, res *streamResult, calls []call, batch *batchResult, files []string, last bool) verdict {
 	if res.truncated {
 		return verdict{kind: event.ControlTruncated}
 	}
@@ -56,40 +63,39 @@ func (r *run) judge(ctx context.Context, res *streamResult, calls []call, batch 
 	// is a plan, not a completion: only the answer's own prose counts then.
 	signaled := res.complete || (res.thinkComplete && len(calls) == 0)
 	// In chat mode an answer is the end: no nudge for the signal.
-	signaled = signaled || (r.mode.answerEnds && len(calls) == 0)
+	signaled = signaled || (g.answerEnds && len(calls) == 0)
 	if !signaled {
 		if len(calls) > 0 {
-			r.quiet = 0
+			g.quiet = 0
 			return continueWith(stateNeedTools, noteToolResults)
 		}
-		if r.quiet++; r.quiet < 2 {
+		if g.quiet++; g.quiet < 2 {
 			return continueWith(stateNeedTools, noteNoTools)
 		}
 	}
-	return r.gates.check(ctx, r, batch)
+	return g.check(ctx, batch, files, last)
 }
 
 // check runs the gates in order: failed calls in the completing response,
 // writes the task needs, then diagnostics of the changed files (once). On
 // the last iteration nothing can be fixed any more: the gates then only
 // warn.
-func (g *gates) check(ctx context.Context, r *run, batch *batchResult) verdict {
-	last := r.iter >= r.cfg.MaxIterations
+func (g *gates) check(ctx context.Context, batch *batchResult, files []string, last bool) verdict {
 	var warnings []string
 	if batch != nil && batch.failed > 0 && !g.errorsRefused && !last {
 		g.errorsRefused = true
 		return continueWith(stateNeedFixes, noteToolErrors)
 	}
-	if g.needsWrite && len(r.files) == 0 && !g.writeRefused {
+	if g.needsWrite && len(files) == 0 && !g.writeRefused {
 		g.writeRefused = true
 		if !last {
 			return continueWith(stateNeedTools, noteWriteRequired)
 		}
 		warnings = append(warnings, "The task looked like it needed file changes, but the agent finished without writing any file.")
 	}
-	if len(r.files) > 0 && !g.verified {
+	if len(files) > 0 && !g.verified {
 		g.verified = true
-		v, w := g.verify(ctx, r.files)
+		v, w := g.verify(ctx, files)
 		warnings = append(warnings, w...)
 		if v != nil && !last {
 			v.warnings = warnings

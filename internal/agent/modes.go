@@ -164,6 +164,7 @@ func (r *run) route(ctx context.Context, m mode) {
 		r.project = r.a.projectContext(ctx, r.t.SessionID, r.t.Workspace)
 	}
 	r.loadExtensions() // extend.go: instruction files, skills
+	r.gates.answerEnds = m.answerEnds
 	switch {
 	case m.readOnly:
 		r.gates.needsWrite = false

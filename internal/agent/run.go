@@ -113,12 +113,9 @@ type run struct {
 
 	turnSeq int64 // seq of turn_started: makes group, action and call ids unique
 	iter    int
-	quiet   int // consecutive responses without tool calls or signal
-	files   []string
-	steps   []step // executed calls, for the fallback summary
-	dedupe  dedupe
-	gates   gates
-	routing // mode, dispatch, sub-agent depth, prompt additions (modes.go)
+	batches toolRunner // runs the tool batches, keeps what they did (toolrunner.go)
+	gates   gates      // the completion decision (gates.go)
+	routing            // mode, dispatch, sub-agent depth, prompt additions (modes.go)
 
 	cs contextState // session memory, token estimates, compaction (compact_state.go)
 
@@ -182,6 +179,7 @@ func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
 	env.Emit = r.emit
 	r.useEnv(env)
 	r.offerExternal(ctx)
+	r.batches = r.newToolRunner()
 	// Language servers belong to a workspace: when the turn's diagnostics
 	// source can also check files, the completion gate uses it.
 	if d, ok := env.Diagnostics.(Diagnostics); ok {
@@ -362,7 +360,7 @@ func (r *run) finish(ctx context.Context, status string) (*session.TurnResult, e
 
 func (r *run) result() (*session.TurnResult, error) {
 	res := &session.TurnResult{Turn: r.t.Number, Status: r.status, Iterations: min(r.iter, r.cfg.MaxIterations),
-		FinalText: r.final, Error: r.errText, FilesChanged: append([]string(nil), r.files...),
+		FinalText: r.final, Error: r.errText, FilesChanged: append([]string(nil), r.batches.files...),
 		Memory: r.memoryJSON()} // compact_state.go: stored on the session row
 	if err := r.failure(); err != nil {
 		return res, fmt.Errorf("turn %d: %w", r.t.Number, err)

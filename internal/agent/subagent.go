@@ -120,6 +120,7 @@ func (a *Agent) newSubRun(ctx context.Context, parent *run, group string, m mode
 	env := parent.env
 	env.Emit, env.Subagents = r.emit, nil
 	r.useEnv(env)
+	r.batches = r.newToolRunner()
 	return r, nil
 }
 

@@ -54,13 +54,13 @@ func (r *run) fallbackSummary(prefix string) string {
 	if prefix != "" {
 		parts = append(parts, prefix)
 	}
-	if len(r.files) > 0 {
-		parts = append(parts, "Changed "+listFiles(r.files)+".")
+	if len(r.batches.files) > 0 {
+		parts = append(parts, "Changed "+listFiles(r.batches.files)+".")
 	}
-	if n := len(r.steps); n > 0 {
+	if n := len(r.batches.steps); n > 0 {
 		from := max(0, n-summarySteps)
 		var phrases []string
-		for _, s := range r.steps[from:] {
+		for _, s := range r.batches.steps[from:] {
 			p := s.phrase
 			if s.failed {
 				p += " (failed)"

@@ -39,6 +39,33 @@ type step struct {
 	failed bool
 }
 
+// toolRunner runs a response's calls as one batch and keeps what the
+// run's batches did: the files written, the executed calls (for the
+// fallback summary) and the recent calls (for duplicate detection). It
+// reaches the rest of the run only through the functions it is given.
+type toolRunner struct {
+	// emit publishes an event of the turn (run.emit).
+	emit func(ctx context.Context, p event.Payload) error
+	// execute runs a call that may run: a tool, or a sub-agent
+	// (run.execute).
+	execute func(ctx context.Context, group, action string, c call) *tools.Result
+	// inScratch reports a path in the session's scratch directory: such
+	// writes are not the task's changes.
+	inScratch func(path string) bool
+	// concurrency is how many run_subagent calls run at once.
+	concurrency int
+
+	dedupe dedupe
+	files  []string // written, in order, once each
+	steps  []step   // executed calls
+}
+
+// newToolRunner is the run's tool runner, once its mode and environment
+// are set.
+func (r *run) newToolRunner() toolRunner {
+	return toolRunner{emit: r.emit, execute: r.execute, inScratch: r.inScratch, concurrency: r.cfg.SubagentConcurrency}
+}
+
 // batchResult is what a batch did.
 type batchResult struct {
 	ran    int      // calls executed
@@ -118,22 +145,24 @@ func normalizeArgs(a json.RawMessage) json.RawMessage {
 // records each result. Duplicates and calls beyond the cap are not run;
 // their results say why. A canceled turn gives the remaining calls a
 // result too, so every call in the history has its answer. Consecutive
-// run_subagent calls run at the same time (Config.SubagentConcurrency at
-// once); their results are still recorded in call order.
-func (r *run) runBatch(ctx context.Context, calls []call) *batchResult {
+// run_subagent calls run at the same time (concurrency at once); their
+// results are still recorded in call order. ids and iter make the group
+// and action ids unique in the session.
+func (r *toolRunner) runBatch(ctx context.Context, calls []call, ids string, iter int) *batchResult {
 	b := &batchResult{}
 	dup := r.dedupe.plan(calls)
-	skip := r.skips(calls, dup)
+	skip := skips(calls, dup)
 	ran := make([]bool, len(calls))
-	group := fmt.Sprintf("g%s-%d", r.ids(), r.iter)
+	group := fmt.Sprintf("g%s-%d", ids, iter)
+	actions := fmt.Sprintf("a%s-%d", ids, iter)
 	keep := context.WithoutCancel(ctx)
 	shown := r.openGroup(ctx, group, calls, skip)
 	for i := 0; i < len(calls); {
 		n := 1
-		for r.delegates(calls[i], skip[i]) && i+n < len(calls) && r.delegates(calls[i+n], skip[i+n]) {
+		for delegates(calls[i], skip[i]) && i+n < len(calls) && delegates(calls[i+n], skip[i+n]) {
 			n++
 		}
-		for k, res := range r.runCalls(ctx, group, calls[i:i+n], skip[i:i+n], i) {
+		for k, res := range r.runCalls(ctx, group, actions, calls[i:i+n], skip[i:i+n], i) {
 			c := calls[i+k]
 			if res.out != nil {
 				ran[i+k] = true
@@ -147,7 +176,7 @@ func (r *run) runBatch(ctx context.Context, calls []call) *batchResult {
 		_ = r.emit(keep, event.ProgressGroupFinish{GroupID: group})
 	}
 	r.dedupe.remember(calls, ran)
-	r.batchNotes(keep, calls, dup)
+	r.batchNotes(keep, calls, dup, iter)
 	return b
 }
 
@@ -161,7 +190,7 @@ const (
 
 // skips decides which calls run: the first batchCap calls that are neither
 // duplicates nor refused.
-func (r *run) skips(calls []call, dup []bool) []int {
+func skips(calls []call, dup []bool) []int {
 	out := make([]int, len(calls))
 	runnable := 0
 	for i, c := range calls {
@@ -182,7 +211,7 @@ func (r *run) skips(calls []call, dup []bool) []int {
 // delegates reports whether c is a run_subagent call that will run: such
 // calls show their own group instead of an action line, and run side by
 // side with their neighbours.
-func (r *run) delegates(c call, skip int) bool {
+func delegates(c call, skip int) bool {
 	return skip == runs && c.Name == tools.SubagentTool
 }
 
@@ -196,14 +225,14 @@ type callResult struct {
 
 // runCalls runs calls (one call, or a run of run_subagent calls at once)
 // and returns their results in order. first is the first call's position
-// in the response.
-func (r *run) runCalls(ctx context.Context, group string, calls []call, skip []int, first int) []callResult {
+// in the response; actions prefixes the action ids.
+func (r *toolRunner) runCalls(ctx context.Context, group, actions string, calls []call, skip []int, first int) []callResult {
 	out := make([]callResult, len(calls))
 	if len(calls) == 1 {
-		out[0] = r.runCall(ctx, group, calls[0], skip[0], first)
+		out[0] = r.runCall(ctx, group, actions, calls[0], skip[0], first)
 		return out
 	}
-	sem := make(chan struct{}, r.cfg.SubagentConcurrency)
+	sem := make(chan struct{}, r.concurrency)
 	var wg sync.WaitGroup
 	for k := range calls {
 		wg.Add(1)
@@ -214,7 +243,7 @@ func (r *run) runCalls(ctx context.Context, group string, calls []call, skip []i
 				defer func() { <-sem }()
 			case <-ctx.Done():
 			}
-			out[k] = r.runCall(ctx, group, calls[k], skip[k], first+k)
+			out[k] = r.runCall(ctx, group, actions, calls[k], skip[k], first+k)
 		}()
 	}
 	wg.Wait()
@@ -222,8 +251,8 @@ func (r *run) runCalls(ctx context.Context, group string, calls []call, skip []i
 }
 
 // runCall runs one call, or says why it does not run.
-func (r *run) runCall(ctx context.Context, group string, c call, skip, i int) callResult {
-	action := fmt.Sprintf("a%s-%d-%d", r.ids(), r.iter, i+1)
+func (r *toolRunner) runCall(ctx context.Context, group, actions string, c call, skip, i int) callResult {
+	action := fmt.Sprintf("%s-%d", actions, i+1)
 	switch {
 	case ctx.Err() != nil:
 		return callResult{content: "Not run: the person stopped the turn."}
@@ -235,19 +264,24 @@ func (r *run) runCall(ctx context.Context, group string, c call, skip, i int) ca
 	case skip == skipOver:
 		return callResult{content: fmt.Sprintf("[SYSTEM NOTE] Not run: only the first %d calls of a response run. Call it again in your next response if you still need it.", batchCap)}
 	}
-	var res *tools.Result
-	if c.Name == tools.SubagentTool {
-		res = r.delegate(ctx, action, c)
-	} else {
-		env := r.env
-		res = r.a.tools.Execute(ctx, &env, tools.Call{ID: c.ID, Name: c.Name, Args: c.Arguments, GroupID: group, ActionID: action}).Result
-	}
+	res := r.execute(ctx, group, action, c)
 	return callResult{content: res.Content, isErr: res.IsError || res.Denied, out: res}
+}
+
+// execute runs a call of the batch: run_subagent starts a sub-agent
+// (subagent.go), every other call goes to its tool with the run's
+// environment.
+func (r *run) execute(ctx context.Context, group, action string, c call) *tools.Result {
+	if c.Name == tools.SubagentTool {
+		return r.delegate(ctx, action, c)
+	}
+	env := r.env
+	return r.a.tools.Execute(ctx, &env, tools.Call{ID: c.ID, Name: c.Name, Args: c.Arguments, GroupID: group, ActionID: action}).Result
 }
 
 // record notes what a call that ran did. It runs on the loop's goroutine,
 // in call order.
-func (r *run) record(c call, res *tools.Result, b *batchResult) {
+func (r *toolRunner) record(c call, res *tools.Result, b *batchResult) {
 	failed := res.IsError || res.Denied
 	b.ran++
 	if failed {
@@ -267,10 +301,10 @@ func (r *run) record(c call, res *tools.Result, b *batchResult) {
 // shown, titled by what the calls do. Duplicates show nothing, and
 // sub-agents that run show their own group instead (so a batch of only
 // sub-agents has no group of its own).
-func (r *run) openGroup(ctx context.Context, group string, calls []call, skip []int) bool {
+func (r *toolRunner) openGroup(ctx context.Context, group string, calls []call, skip []int) bool {
 	var names []string
 	for i, c := range calls {
-		if skip[i] != skipDup && !r.delegates(c, skip[i]) {
+		if skip[i] != skipDup && !delegates(c, skip[i]) {
 			names = append(names, c.Name)
 		}
 	}
@@ -281,14 +315,14 @@ func (r *run) openGroup(ctx context.Context, group string, calls []call, skip []
 }
 
 // showRefused shows a call that could not run as a failed action.
-func (r *run) showRefused(ctx context.Context, group, action string, c call) {
+func (r *toolRunner) showRefused(ctx context.Context, group, action string, c call) {
 	_ = r.emit(ctx, event.ToolAction{GroupID: group, ActionID: action, Tool: c.Name, Status: event.ActionError, Text: c.Name, Detail: c.refusal})
 }
 
 // batchNotes tells the model about an over-eager batch: advice at
 // batchWarn calls, the cap beyond batchCap, and a warning when every call
 // repeated an earlier one.
-func (r *run) batchNotes(ctx context.Context, calls []call, dup []bool) {
+func (r *toolRunner) batchNotes(ctx context.Context, calls []call, dup []bool, iter int) {
 	n := len(calls)
 	var notes []string
 	if n > batchCap {
@@ -304,12 +338,12 @@ func (r *run) batchNotes(ctx context.Context, calls []call, dup []bool) {
 		notes = append(notes, "[SYSTEM NOTE] Every tool call in your last response repeated an earlier call with the same arguments, so none ran. Use the results you already have, try a different tool or different arguments, or finish with [TASK_COMPLETE].")
 	}
 	for _, note := range notes {
-		_ = r.emit(ctx, event.ControlMessage{Kind: event.ControlNote, Content: note, Iteration: r.iter})
+		_ = r.emit(ctx, event.ControlMessage{Kind: event.ControlNote, Content: note, Iteration: iter})
 	}
 }
 
 // changed records a file the run wrote.
-func (r *run) changed(p string) {
+func (r *toolRunner) changed(p string) {
 	for _, f := range r.files {
 		if f == p {
 			return
