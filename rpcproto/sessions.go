@@ -22,9 +22,12 @@ type Session struct {
 	ParentSessionID string `json:"parentSessionId,omitempty"`
 	ForkedFromSeq   int64  `json:"forkedFromSeq,omitempty"`
 	// LeafSeq is the tip of the current branch.
-	LeafSeq   int64     `json:"leafSeq"`
-	CreatedAt time.Time `json:"createdAt"`
-	UpdatedAt time.Time `json:"updatedAt"`
+	LeafSeq int64 `json:"leafSeq"`
+	// Pending counts the lines added and deleted by changes not yet kept
+	// or undone (a sessions list's +N −N badge); list_sessions fills it.
+	Pending   *DiffStats `json:"pending,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	UpdatedAt time.Time  `json:"updatedAt"`
 }
 
 // QueueCounts says how many messages wait for a session's running prompt.
@@ -63,4 +66,11 @@ type EventMatch struct {
 	// word (BM25) and meaning (vector) rankings; 0 when absent from one.
 	WordRank    int `json:"wordRank,omitempty"`
 	MeaningRank int `json:"meaningRank,omitempty"`
+}
+
+// DiffStats counts lines added and deleted, and the files they are in.
+type DiffStats struct {
+	Additions int `json:"additions"`
+	Deletions int `json:"deletions"`
+	Files     int `json:"files"`
 }

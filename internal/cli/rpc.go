@@ -141,6 +141,7 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 
 	o := protocolOptions(a, catalog, emb, logger)
 	o.In, o.Out, o.SessionID, o.Events, o.Warnings = f.IO.In, f.IO.Out, sess.ID, opts.Events, warnings
+	o.Settings = f.settingsService(st)
 	return rpc.Serve(runCtx, o)
 }
 

@@ -104,8 +104,10 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 			logger.Warn("serve: indexer", "error", err)
 		}
 	}()
+	popts := protocolOptions(a, catalog, emb, logger)
+	popts.Settings = f.settingsService(d.store)
 	srv, err := web.New(web.Options{
-		RPC: protocolOptions(a, catalog, emb, logger), Workspace: dir, Token: opts.Token, Log: logger,
+		RPC: popts, Workspace: dir, Token: opts.Token, Log: logger,
 		NewSession: func(ctx context.Context) (*store.Session, []string, error) {
 			return newSession(ctx, a, catalog, dir)
 		},

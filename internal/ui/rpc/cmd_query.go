@@ -235,7 +235,11 @@ func runListSessions(ctx context.Context, s *Server, _ *call, req rpcproto.ListS
 	if err != nil {
 		return rpcproto.SessionsResult{}, err
 	}
-	return rpcproto.SessionsResult{Sessions: append([]rpcproto.Session{}, each(list, wireSession)...)}, nil
+	out := append([]rpcproto.Session{}, each(list, wireSession)...)
+	if err := s.addPending(ctx, out); err != nil {
+		return rpcproto.SessionsResult{}, err
+	}
+	return rpcproto.SessionsResult{Sessions: out}, nil
 }
 
 func runSearch(ctx context.Context, s *Server, _ *call, req rpcproto.SearchRequest) (*rpcproto.SearchResult, error) {

@@ -66,7 +66,8 @@ func commandTable() map[string]*command {
 
 // commandList is every command, grouped as docs/rpc.md shows them.
 func commandList() []*command {
-	return append(append(append(append(promptCommands(), sessionCommands()...), changeCommands()...), queryCommands()...), parityCommands()...)
+	cmds := append(append(append(promptCommands(), sessionCommands()...), changeCommands()...), queryCommands()...)
+	return append(append(append(cmds, parityCommands()...), manageCommands()...), settingsCommands()...)
 }
 
 // handle answers one line.

@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"maps"
 	"time"
 
 	"github.com/olly-agent/olly/internal/checkpoint"
@@ -89,5 +90,7 @@ func commandExamples() map[string]example {
 	for name, e := range parityExamples(model) {
 		out[name] = e
 	}
+	maps.Copy(out, manageExamples(at))
+	maps.Copy(out, settingsExamples())
 	return out
 }

@@ -93,6 +93,10 @@ type Options struct {
 	// AutoCompaction reads and sets automatic context compaction
 	// (set_auto_compaction, get_state).
 	AutoCompaction AutoCompaction
+	// Settings reads and writes the settings and the per-model table
+	// (get_settings, set_setting, test_connection, list_models,
+	// set_model_enabled, set_model_context).
+	Settings Settings
 
 	// Work, when set, owns prompts and the commands that wait (they run
 	// in its goroutines, under its context) instead of this connection:

@@ -73,7 +73,7 @@ func TestWebCommands(t *testing.T) {
 	}
 	p := dialPage(t, s, s.sess.ID)
 
-	r := p.call(cmdCompleteFiles, map[string]any{"query": "PARSE"})
+	r := p.call(rpcproto.CmdCompleteFiles, map[string]any{"query": "PARSE"})
 	if !r.Success || !strings.Contains(string(r.Data), `"files":["docs/parse.md","internal/parse/parse.go"]`) {
 		t.Errorf("complete files: %+v (%s)", r, r.Data)
 	}
@@ -84,9 +84,11 @@ func TestWebCommands(t *testing.T) {
 		t.Fatalf("fork: %+v (%s)", r, r.Data)
 	}
 
-	r = p.call(cmdDeleteSessions, map[string]any{"ids": []string{s.sess.ID, other.ID}})
-	if r.Success || !strings.Contains(r.Error, "deleted 1 of 2") || !strings.Contains(r.Error, "the one this page shows") {
-		t.Errorf("delete with the page's own session: %+v", r)
+	r = p.call(rpcproto.CmdDeleteSessions, map[string]any{"ids": []string{s.sess.ID, other.ID}})
+	var del rpcproto.DeleteSessionsResult
+	if !r.Success || json.Unmarshal(r.Data, &del) != nil || len(del.Deleted) != 1 || del.Deleted[0] != other.ID ||
+		len(del.Refused) != 1 || del.Refused[0].SessionID != s.sess.ID || !strings.Contains(del.Refused[0].Error, "current session") {
+		t.Errorf("delete with the page's own session: %+v (%s)", r, r.Data)
 	}
 	if _, err := s.app.Sessions.Open(ctx, other.ID); err == nil {
 		t.Error("the other session was not deleted")

@@ -111,6 +111,7 @@ async function refreshState() {
     if (st.model) setModel(st.model.id);
     fillModes(st.mode);
     loadCompletions();
+    loadHistory();
     const ms = await client.call("get_available_models");
     fillModels((ms.models || []).map((m) => m.id), st.model ? st.model.id : "");
   } catch (e) { /* a new connection will ask again */ }
@@ -187,8 +188,19 @@ function renderSessions(list) {
       li.append(tick);
     }
     li.append(el("span", "stitle", s.title || "New session"));
+    if (s.status && s.status !== "idle") {
+      // generating shows as running; interrupted: left running by an olly that stopped.
+      const st = el("span", "sstatus st-" + s.status, s.status === "generating" ? "running" : s.status);
+      li.append(st);
+    }
+    if (s.pending && (s.pending.additions || s.pending.deletions)) {
+      const b = el("span", "sbadge");
+      b.title = `${s.pending.files} file(s) with changes not yet kept or undone`;
+      b.append(el("span", "add", "+" + s.pending.additions), " ", el("span", "del", "−" + s.pending.deletions));
+      li.append(b);
+    }
     const meta = el("span", "muted smeta");
-    meta.textContent = [s.status !== "idle" ? s.status : "", s.mode, new Date(s.updatedAt).toLocaleString()].filter(Boolean).join(" · ");
+    meta.textContent = [s.mode, new Date(s.updatedAt).toLocaleString()].filter(Boolean).join(" · ");
     li.append(meta);
     if (s.id === state.session) {
       const rn = el("button", "link", "rename");
@@ -205,7 +217,10 @@ $("session-list").addEventListener("change", () => {
 $("delete-sessions").addEventListener("click", async () => {
   const ids = [...document.querySelectorAll("#session-list input[data-tick]:checked")].map((t) => t.dataset.tick);
   if (!ids.length || !confirm(`Delete ${ids.length} session(s) with their events and checkpoints? This cannot be undone.`)) return;
-  try { await client.call("web_delete_sessions", { ids }); } catch (err) { toast(err.message); }
+  try {
+    const r = await client.call("delete_sessions", { ids });
+    if (r.refused && r.refused.length) toast(r.refused.map((x) => `${x.sessionId}: ${x.error}`).join("\n"));
+  } catch (err) { toast(err.message); }
   $("delete-sessions").disabled = true;
   refreshSessions();
 });
@@ -327,7 +342,7 @@ async function send() {
   if (state.busy) fields.streamingBehavior = $("busy-mode").value;
   try {
     await client.call("prompt", fields);
-    state.history.push(message);
+    if (state.history[state.history.length - 1] !== message) state.history.push(message);
     state.historyAt = -1;
     t.value = "";
   } catch (err) {
@@ -339,13 +354,22 @@ $("stop").addEventListener("click", async () => {
   try { await client.call("abort"); } catch (err) { toast(err.message); }
 });
 
-// Completion of /commands (get_commands) and @files (web_complete_files).
+// Completion of /commands (get_commands) and @files (complete_files).
 const completer = new Completer($("prompt"), $("completions"), async (kind, q) => {
   if (kind === "/") return state.commands.filter((c) => c.name.startsWith(q)).map((c) => ({ text: "/" + c.name + " ", label: "/" + c.name, hint: c.description }));
-  const r = await client.call("web_complete_files", { query: q });
+  const r = await client.call("complete_files", { query: q });
   return (r.files || []).map((f) => ({ text: "@" + f + " ", label: f }));
 });
 state.commands = [];
+// Prompt history: the store's (get_prompt_history), oldest first, so that
+// it survives reloads and includes prompts typed in the terminal.
+async function loadHistory() {
+  try {
+    const r = await client.call("get_prompt_history", { limit: 200 });
+    state.history = (r.prompts || []).map((p) => p.text).reverse();
+    state.historyAt = -1;
+  } catch { /* the page keeps what it sent */ }
+}
 async function loadCompletions() {
   try { state.commands = (await client.call("get_commands")).commands || []; } catch { /* asked again on the next connection */ }
 }

@@ -1,0 +1,152 @@
+// Package settingsvc is the settings as a protocol client sees them: the
+// get_settings, set_setting, test_connection, list_models,
+// set_model_enabled and set_model_context commands of RPC mode (and so of
+// the web page's settings). It reads and writes through internal/config,
+// with the checks `olly config set` makes (the value's type and range,
+// user-only keys refused in a project file), and the per-model table
+// through the store, as `olly models` does. Secrets are never sent back.
+package settingsvc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/olly-agent/olly/internal/config"
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/rpcproto"
+)
+
+// Service answers the settings commands.
+type Service struct {
+	// Load reads the settings afresh (every layer: files, environment,
+	// flags), so a write is seen at once.
+	Load func() (*config.Config, error)
+	// NewProvider builds a model-server client for settings (without
+	// retries: a test wants a quick answer).
+	NewProvider func(cfg *config.Config) (llm.Provider, error)
+	// Models is the model cache and the person's per-model settings
+	// (*store.Store).
+	Models ModelStore
+}
+
+// connectTimeout bounds test_connection.
+const connectTimeout = 10 * time.Second
+
+// Settings lists every key with its effective value; secrets are masked.
+func (s *Service) Settings(_ context.Context) (*rpcproto.SettingsResult, error) {
+	cfg, err := s.Load()
+	if err != nil {
+		return nil, fmt.Errorf("the settings do not load: %w", err)
+	}
+	p := cfg.Paths()
+	out := &rpcproto.SettingsResult{GlobalFile: p.GlobalFile, ProjectFile: p.ProjectFile, Warnings: cfg.Warnings()}
+	for _, en := range cfg.Entries() {
+		out.Settings = append(out.Settings, wireSetting(en))
+	}
+	return out, nil
+}
+
+// wireSetting is one entry with a secret's value left out.
+func wireSetting(en config.Entry) rpcproto.Setting {
+	st := rpcproto.Setting{Key: en.Key, Value: en.Text(), Source: en.Source.String(), Type: en.Type,
+		Default: en.Default, Range: en.Range, Enum: en.Enum, Doc: en.Doc, Secret: en.Secret,
+		UserOnly: config.CheckProjectKey(en.Key) != nil}
+	if en.Secret {
+		st.IsSet = en.Text() != ""
+		st.Value, st.Default = "", ""
+	}
+	return st
+}
+
+// Set writes one key into the global or the project file, checked as
+// loading checks it, and reports what olly now uses.
+func (s *Service) Set(_ context.Context, req rpcproto.SetSettingRequest) (*rpcproto.SetSettingResult, error) {
+	key := strings.TrimSpace(req.Key)
+	if err := config.CheckKey(key); err != nil && !req.Unset {
+		return nil, err
+	}
+	if req.Project && !req.Unset {
+		if err := config.CheckProjectKey(key); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := s.Load()
+	if err != nil {
+		return nil, fmt.Errorf("the settings do not load (fix the file first, or unset the key it names): %w", err)
+	}
+	file := cfg.Paths().GlobalFile
+	if req.Project {
+		if file = cfg.Paths().ProjectFile; file == "" {
+			return nil, errors.New("field project: this olly has no workspace, so no project file")
+		}
+	}
+	if req.Unset {
+		if _, err := config.UnsetInFile(file, key); err != nil {
+			return nil, err
+		}
+	} else if err := config.SetInFile(file, key, req.Value); err != nil {
+		return nil, err
+	}
+	res := &rpcproto.SetSettingResult{Key: key, File: file}
+	after, err := s.Load()
+	if err != nil {
+		res.Note = "written, but the settings still have problems: " + err.Error()
+		return res, nil
+	}
+	en, ok := after.Entry(key)
+	if !ok {
+		return res, nil
+	}
+	res.Setting = wireSetting(en)
+	res.Note = "olly reads its settings when it starts: restart it (olly serve, olly --mode rpc) for the running one to use this"
+	if src := en.Source; src.Kind != config.FromDefault && (src.Kind != config.FromFile || src.Name != file) {
+		res.Note = fmt.Sprintf("%s comes from %s, which overrides %s", key, src, file)
+	}
+	return res, nil
+}
+
+// TestConnection asks the model server the settings (or the request's
+// overrides) name for its version and its models, timing the first.
+func (s *Service) TestConnection(ctx context.Context, req rpcproto.TestConnectionRequest) (*rpcproto.TestConnectionResult, error) {
+	cfg, err := s.Load()
+	if err != nil {
+		return nil, fmt.Errorf("the settings do not load: %w", err)
+	}
+	over := map[string]any{}
+	for k, v := range map[string]string{"baseUrl": req.BaseURL, "provider": req.Provider, "apiKey": req.APIKey} {
+		if strings.TrimSpace(v) != "" {
+			over[k] = strings.TrimSpace(v)
+		}
+	}
+	if len(over) > 0 {
+		if cfg, err = cfg.WithOverrides(over); err != nil {
+			return nil, err
+		}
+	}
+	res := &rpcproto.TestConnectionResult{BaseURL: cfg.BaseURL, Provider: cfg.Provider, Models: -1}
+	p, err := s.NewProvider(cfg)
+	if err != nil {
+		res.Error = err.Error()
+		return res, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, connectTimeout)
+	defer cancel()
+	start := time.Now()
+	v, err := p.Version(ctx)
+	res.LatencyMs = time.Since(start).Milliseconds()
+	if err != nil {
+		res.Error = fmt.Sprintf("%v (is the server running at %s? is the provider right?)", err, cfg.BaseURL)
+		return res, nil
+	}
+	res.Version = v
+	list, err := p.ListModels(ctx)
+	if err != nil {
+		res.Error = fmt.Sprintf("the server answered, but listing its models failed: %v (a token may be needed)", err)
+		return res, nil
+	}
+	res.OK, res.Models = true, len(list)
+	return res, nil
+}
