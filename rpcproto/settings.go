@@ -1,5 +1,7 @@
 package rpcproto
 
+import "encoding/json"
+
 // Commands for the settings: read them, change one in the global or the
 // project file (with the checks `olly config set` makes), test the
 // connection to the model server, and the per-model table of `olly models`.
@@ -28,6 +30,9 @@ type SettingsResult struct {
 type Setting struct {
 	Key   string `json:"key"`
 	Value string `json:"value" doc:"the effective value as set_setting takes it; empty for a secret"`
+	// JSON is the value as data (durations in milliseconds, rules as a
+	// list of {pattern, action}); absent for a secret.
+	JSON json.RawMessage `json:"json,omitempty"`
 	// Source is where the value came from: default, a file's path, an
 	// OLLY_* variable, a flag.
 	Source  string   `json:"source"`

@@ -91,6 +91,7 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 	if p, err := app.NewProviderWithRetry(a.Config, llm.RetryPolicy{}); err == nil {
 		catalog = models.NewCatalog(p)
 	}
+	catalog.WithCache(a.Store) // as RPC mode: listings fill the models table; disabled models are not picked
 	runCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	emb := a.Embedder()

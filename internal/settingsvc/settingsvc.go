@@ -9,6 +9,7 @@ package settingsvc
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -57,6 +58,10 @@ func wireSetting(en config.Entry) rpcproto.Setting {
 	if en.Secret {
 		st.IsSet = en.Text() != ""
 		st.Value, st.Default = "", ""
+		return st
+	}
+	if b, err := json.Marshal(en.JSON()); err == nil {
+		st.JSON = b
 	}
 	return st
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/olly-agent/olly/internal/llm/ollama"
 	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/settingsvc"
 	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/ui/rpc"
 )
@@ -33,6 +34,8 @@ type stack struct {
 	srv  *Server
 	ln   net.Listener
 	url  string // the page's URL, with the token
+	// home holds the settings files (config/olly/config.yaml).
+	home string
 }
 
 func newStack(t testing.TB, files map[string]string) *stack {
@@ -40,21 +43,20 @@ func newStack(t testing.TB, files map[string]string) *stack {
 	ctx := context.Background()
 	s := &stack{ws: t.TempDir(), llm: llmtest.New(t)}
 	for name, content := range files {
-		path := filepath.Join(s.ws, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(s.ws, name), content)
 	}
 	s.llm.AddModel(testModel, llmtest.Caps("completion", "thinking", "tools"), llmtest.ContextLength(32768))
 	s.llm.AnswerStructured(llmtest.Reply(llmtest.Text(`{"intent":"mixed","needsWrite":false,"reasoning":"scripted"}`)))
 	home := t.TempDir()
-	cfg, err := config.Load(config.LoadOptions{Workspace: s.ws, Home: home,
+	s.home = home
+	loadOpts := config.LoadOptions{Workspace: s.ws, Home: home,
 		Environ: []string{"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_DATA_HOME=" + filepath.Join(home, "data"),
 			"XDG_STATE_HOME=" + filepath.Join(home, "state"), "XDG_CACHE_HOME=" + filepath.Join(home, "cache")},
-		Flags: []config.FlagValue{{Flag: "--model", Key: "agentMode.model", Value: testModel}, {Flag: "--base-url", Key: "baseUrl", Value: s.llm.URL()}}})
+		Flags: []config.FlagValue{{Flag: "--model", Key: "agentMode.model", Value: testModel}}}
+	// The server's address is in the global file (not a flag), so the
+	// settings page can change it.
+	writeFile(t, filepath.Join(home, "config", "olly", "config.yaml"), "baseUrl: "+s.llm.URL()+"\n")
+	cfg, err := config.Load(loadOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,6 +78,11 @@ func newStack(t testing.TB, files map[string]string) *stack {
 	s.srv, err = New(Options{Workspace: s.ws, RPC: rpc.Options{
 		Sessions: s.app.Sessions, Approvals: s.app.Approvals, Store: st, Version: "test",
 		Models: models.NewCatalog(prov), Checkpoints: s.app.Checkpoints, SetAutoApprove: s.app.SetAutoApprove,
+		Settings: &settingsvc.Service{
+			Load:        func() (*config.Config, error) { return config.Load(loadOpts) },
+			NewProvider: func(cfg *config.Config) (llm.Provider, error) { return app.NewProviderWithRetry(cfg, llm.RetryPolicy{}) },
+			Models:      st,
+		},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -124,4 +131,14 @@ func (s *stack) get(t testing.TB, path string, header http.Header) *http.Respons
 	}
 	t.Cleanup(func() { _ = resp.Body.Close() })
 	return resp
+}
+
+func writeFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -5,6 +5,7 @@ import { Client } from "./client.js";
 import { applyTimeline, trackToggles, forgetToggles } from "./timeline.js";
 import { Review } from "./review.js";
 import { Completer } from "./complete.js";
+import { Settings } from "./settings.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, cls, text) => {
@@ -23,6 +24,10 @@ const client = new Client(onFrame, (s) => {
   document.body.dataset.conn = s;
 });
 const review = new Review($("review"), client, toast);
+const settings = new Settings($("settings"), client, toast);
+$("open-settings").addEventListener("click", () => {
+  if (settings.root.hidden) { review.hide(); settings.show(); } else settings.hide();
+});
 
 function onFrame(f) {
   if (!window.ollyStats.firstFrameMs) window.ollyStats.firstFrameMs = performance.now();

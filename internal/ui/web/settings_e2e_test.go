@@ -1,0 +1,114 @@
+package web
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// The settings page: the connection test reports the server's version and
+// latency; the token is written to the global file and never comes back
+// to the page; a model is disabled and capped; approval.mode cannot be
+// put in the project file; a sensitive-file pattern is added.
+func TestBrowserSettings(t *testing.T) {
+	browser := newBrowser(t)
+	s := newStack(t, nil)
+	global := filepath.Join(s.home, "config", "olly", "config.yaml")
+	s.open(t, browser)
+	run(t, browser,
+		chromedp.Click("#open-settings"),
+		chromedp.WaitVisible(`#settings [data-input="baseUrl"]`),
+	)
+	if v := value(t, browser, chromedp.Value(`#settings [data-input="baseUrl"]`)); v != s.llm.URL() {
+		t.Errorf("baseUrl shows %q, want %q", v, s.llm.URL())
+	}
+	run(t, browser,
+		chromedp.Click(`#settings [data-test]`),
+		waitFor(`document.querySelector("#settings [data-test-result]")?.className.includes("ok")`),
+	)
+	res := value(t, browser, chromedp.Text(`#settings [data-test-result]`))
+	if !strings.Contains(res, "version 0.12.6") || !strings.Contains(res, " ms") || !strings.Contains(res, "1 model") {
+		t.Errorf("connection test: %q", res)
+	}
+
+	// The token: saved, never shown again.
+	const secret = "tok-0123456789-secret"
+	run(t, browser,
+		chromedp.SetValue(`#settings [data-token]`, secret),
+		chromedp.Click(`#settings [data-save-token]`),
+		waitFor(`document.querySelector("#settings [data-token]")?.placeholder.startsWith("a token is set")`),
+	)
+	toastSays(t, browser, "apiKey: saved in "+global)
+	if b, _ := os.ReadFile(global); !strings.Contains(string(b), secret) {
+		t.Errorf("the global file lacks the token:\n%s", b)
+	}
+	page := value(t, browser, chromedp.Evaluate[string](`document.documentElement.outerHTML + document.querySelector("#settings [data-token]").value`))
+	if strings.Contains(page, secret) {
+		t.Error("the page holds the token after saving it")
+	}
+
+	// Models: disable the model, cap its context.
+	run(t, browser,
+		chromedp.Click(`#settings button[data-tab="models"]`),
+		chromedp.WaitVisible(`#settings tr[data-model="coder:latest"]`),
+	)
+	n := value(t, browser, chromedp.Evaluate[string](`document.querySelector("#settings").dataset.rendered`))
+	run(t, browser,
+		chromedp.Click(`#settings input[data-enable="coder:latest"]`),
+		waitFor(`document.querySelector("#settings").dataset.rendered !== "`+n+`"`),
+		waitFor(`document.querySelector('#settings input[data-enable="coder:latest"]')?.checked === false`),
+		chromedp.SetValue(`#settings input[data-cap="coder:latest"]`, "16384"),
+	)
+	value(t, browser, chromedp.Evaluate[bool](`document.querySelector('#settings input[data-cap="coder:latest"]').dispatchEvent(new Event("change", {bubbles: true}))`))
+	toastSays(t, browser, "coder:latest: olly requests 16384 tokens (cap)")
+	run(t, browser, waitFor(`document.querySelector('#settings tr[data-model="coder:latest"]')?.textContent.includes("16384 (cap)")`))
+	ms, err := s.app.Store.Models(context.Background())
+	if err != nil || len(ms) != 1 || ms[0].Enabled || ms[0].NumCtxCap != 16384 {
+		t.Errorf("models in the store: %+v (%v)", ms, err)
+	}
+
+	// Approvals: approval.mode is user-only; saved in the global file.
+	run(t, browser,
+		chromedp.Click(`#settings button[data-tab="approvals"]`),
+		chromedp.WaitVisible(`#settings [data-input="approval.mode"]`),
+	)
+	if dis := value(t, browser, chromedp.Evaluate[bool](`document.querySelector('#settings [data-scope="approval.mode"] option[value="project"]').disabled`)); !dis {
+		t.Error("approval.mode may be put in the project file")
+	}
+	run(t, browser,
+		chromedp.SetValue(`#settings [data-input="approval.mode"]`, "ask"),
+		chromedp.Click(`#settings button[data-save="approval.mode"]`),
+	)
+	toastSays(t, browser, "approval.mode: saved")
+	if b, _ := os.ReadFile(global); !strings.Contains(string(b), "ask") {
+		t.Errorf("the global file lacks approval.mode ask:\n%s", b)
+	}
+
+	// Sensitive files: add a pattern.
+	run(t, browser,
+		chromedp.Click(`#settings button[data-tab="files"]`),
+		chromedp.WaitVisible(`#settings [data-add-rule]`),
+		chromedp.Click(`#settings [data-add-rule]`),
+		chromedp.SetValue(`#settings [data-rules] tr:last-child .rpat`, "**/secrets/**"),
+		chromedp.Click(`#settings [data-save-rules]`),
+	)
+	toastSays(t, browser, "agent.sensitiveFilePatterns: saved")
+	if b, _ := os.ReadFile(global); !strings.Contains(string(b), "**/secrets/**") || !strings.Contains(string(b), "**/.env*") {
+		t.Errorf("the global file lacks the new pattern or the old ones:\n%s", b)
+	}
+}
+
+// toastSays waits for a message in the page's toast and fails with the
+// message shown when it is another.
+func toastSays(t *testing.T, ctx context.Context, prefix string) {
+	t.Helper()
+	run(t, ctx, waitFor(`!document.querySelector("#toast").hidden`))
+	if got := value(t, ctx, chromedp.Text("#toast")); !strings.HasPrefix(got, prefix) {
+		t.Fatalf("the page says %q, want %q…", got, prefix)
+	}
+	value(t, ctx, chromedp.Evaluate[bool](`document.querySelector("#toast").hidden = true`))
+}
