@@ -107,10 +107,6 @@ func (c *conn) read(ctx context.Context, in *io.PipeWriter) {
 		if err != nil {
 			return
 		}
-		if r, ok := isWebCommand(b); ok {
-			c.answer(ctx, r)
-			continue
-		}
 		b = append(bytes.TrimRight(b, "\r\n"), '\n')
 		if _, err := in.Write(b); err != nil {
 			return

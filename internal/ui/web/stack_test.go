@@ -79,9 +79,11 @@ func newStack(t testing.TB, files map[string]string) *stack {
 		Sessions: s.app.Sessions, Approvals: s.app.Approvals, Store: st, Version: "test",
 		Models: models.NewCatalog(prov), Checkpoints: s.app.Checkpoints, SetAutoApprove: s.app.SetAutoApprove,
 		Settings: &settingsvc.Service{
-			Load:        func() (*config.Config, error) { return config.Load(loadOpts) },
-			NewProvider: func(cfg *config.Config) (llm.Provider, error) { return app.NewProviderWithRetry(cfg, llm.RetryPolicy{}) },
-			Models:      st,
+			Load: func() (*config.Config, error) { return config.Load(loadOpts) },
+			NewProvider: func(cfg *config.Config) (llm.Provider, error) {
+				return app.NewProviderWithRetry(cfg, llm.RetryPolicy{})
+			},
+			Models: st,
 		},
 	}})
 	if err != nil {

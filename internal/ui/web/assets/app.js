@@ -229,14 +229,6 @@ $("delete-sessions").addEventListener("click", async () => {
   $("delete-sessions").disabled = true;
   refreshSessions();
 });
-$("fork-session").addEventListener("click", async () => {
-  try {
-    const r = await client.call("web_fork_session", { sessionId: state.session });
-    review.hide();
-    client.switchTo(r.sessionId);
-  } catch (err) { toast(err.message); }
-});
-
 $("session-list").addEventListener("click", async (e) => {
   if (e.target.closest("input[data-tick]")) return;
   const rn = e.target.closest("[data-rename]");
@@ -300,6 +292,17 @@ $("timeline").addEventListener("click", async (e) => {
     case "branch": {
       try {
         const r = await client.call("branch", { entryId: d.entry });
+        $("prompt").value = r.text || "";
+        $("prompt").focus();
+      } catch (err) { toast(err.message); }
+      return;
+    }
+    case "fork": {
+      // pi's fork: a new session with the conversation before the prompt.
+      try {
+        const r = await client.call("fork", { entryId: d.entry });
+        review.hide();
+        client.switchTo(r.sessionId);
         $("prompt").value = r.text || "";
         $("prompt").focus();
       } catch (err) { toast(err.message); }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -61,14 +62,16 @@ func (p *pageConn) call(typ string, fields map[string]any) rpcproto.Response {
 	}
 }
 
-func TestWebCommands(t *testing.T) {
+// The protocol commands the page uses besides prompting, over its WebSocket.
+func TestPageCommands(t *testing.T) {
 	s := newStack(t, map[string]string{"internal/parse/parse.go": "package parse\n", "README.md": "# x\n", "docs/parse.md": "x\n"})
 	ctx := context.Background()
 	other, err := s.app.Sessions.Create(ctx, session.CreateOptions{Workspace: s.ws, Mode: "agent", Model: testModel})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.app.Sessions.Emit(ctx, s.sess.ID, 1, event.UserMessage{Text: "hello"}); err != nil {
+	ev, err := s.app.Sessions.Emit(ctx, s.sess.ID, 1, event.UserMessage{Text: "hello"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	p := dialPage(t, s, s.sess.ID)
@@ -76,12 +79,6 @@ func TestWebCommands(t *testing.T) {
 	r := p.call(rpcproto.CmdCompleteFiles, map[string]any{"query": "PARSE"})
 	if !r.Success || !strings.Contains(string(r.Data), `"files":["docs/parse.md","internal/parse/parse.go"]`) {
 		t.Errorf("complete files: %+v (%s)", r, r.Data)
-	}
-
-	r = p.call(cmdForkSession, map[string]any{"sessionId": s.sess.ID})
-	var fork struct{ SessionID string }
-	if !r.Success || json.Unmarshal(r.Data, &fork) != nil || fork.SessionID == "" || fork.SessionID == s.sess.ID {
-		t.Fatalf("fork: %+v (%s)", r, r.Data)
 	}
 
 	r = p.call(rpcproto.CmdDeleteSessions, map[string]any{"ids": []string{s.sess.ID, other.ID}})
@@ -99,10 +96,16 @@ func TestWebCommands(t *testing.T) {
 
 	r = p.call("web_nonsense", nil)
 	if r.Success || !strings.Contains(r.Error, "unknown command") {
-		t.Errorf("unknown page command: %+v", r)
+		t.Errorf("unknown command: %+v", r)
 	}
-	// Protocol commands still reach the protocol server.
-	if r = p.call("get_state", nil); !r.Success {
-		t.Errorf("get_state: %+v", r)
+	// fork (pi's) moves the page's protocol server to the new session.
+	r = p.call(rpcproto.CmdFork, map[string]any{"entryId": strconv.FormatInt(ev.Seq, 10)})
+	var fork rpcproto.ForkResult
+	if !r.Success || json.Unmarshal(r.Data, &fork) != nil || fork.SessionID == "" || fork.SessionID == s.sess.ID || fork.Text != "hello" {
+		t.Fatalf("fork: %+v (%s)", r, r.Data)
+	}
+	r = p.call("get_state", nil)
+	if !r.Success || !strings.Contains(string(r.Data), fork.SessionID) {
+		t.Errorf("get_state after fork: %+v (%s)", r, r.Data)
 	}
 }
