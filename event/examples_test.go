@@ -38,6 +38,7 @@ func examples() []example {
 		{TokenUsage{PromptTokens: 5200, CompletionTokens: 310, ContextWindow: 40960, Categories: TokenCategories{System: 1100, ToolDefinitions: 900, Messages: 1200, ToolResults: 1700, Instructions: 300}}, "Context use after an iteration."},
 		{TitleChanged{Title: "Hello world in Go"}, "The session's title."},
 		{SessionSettings{Model: ptr("qwen3:8b"), AutoApproveCommands: &yes}, "A change of the session's own settings."},
+		{TodoList{Todos: []Todo{{ID: "1", Content: "Add the flag", Status: TodoCompleted}, {ID: "2", Content: "Update the docs", Status: TodoInProgress}, {ID: "3", Content: "Run the tests", Status: TodoPending}}}, "The agent's todo list for multi-step work, whole (todo_write); the last one on the branch is the current list."},
 		{Error{Message: "cannot reach Ollama at http://localhost:11434 — is `ollama serve` running?", Kind: "connection"}, "A failure shown to the person."},
 		{Warning{Message: "model phi3 has no native tool calling — olly uses text tool calls", Code: "text_tools"}, "A banner."},
 		{MCPServerFailed{Server: "github", Transport: "stdio", Error: "MCP server github: connect: exit status 1", RetryInMs: 2000}, "An MCP server could not be started or reached, or stopped; its tools are missing until a retry (after `retryInMs`) succeeds. Shown as a warning."},

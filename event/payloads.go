@@ -30,6 +30,7 @@ const (
 	TypeWarning             Type = "warning"
 	TypeMCPServerFailed     Type = "mcp_server_failed"
 	TypeStatus              Type = "status" // ephemeral
+	TypeTodoList            Type = "todo_list"
 )
 
 // TurnStarted opens a turn: the agent starts working on a prompt.

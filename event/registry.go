@@ -58,6 +58,7 @@ var registry = map[Type]typeInfo{
 	TypeWarning:             entry[Warning](durable),
 	TypeMCPServerFailed:     entry[MCPServerFailed](durable),
 	TypeStatus:              entry[Status](ephemeral),
+	TypeTodoList:            entry[TodoList](durable),
 }
 
 // order is the reference order of the types (docs/events.md).
@@ -67,7 +68,7 @@ var order = []Type{
 	TypeProgressGroupStart, TypeToolAction, TypeToolOutput, TypeProgressGroupFinish,
 	TypeSubagentThinking, TypeApprovalRequested, TypeApprovalResolved, TypeFilesChanged,
 	TypeFileChangeResult, TypeKeepUndoResult, TypeTokenUsage, TypeTitleChanged,
-	TypeSessionSettings, TypeError, TypeWarning, TypeMCPServerFailed, TypeStatus, TypeTurnFinished,
+	TypeSessionSettings, TypeTodoList, TypeError, TypeWarning, TypeMCPServerFailed, TypeStatus, TypeTurnFinished,
 }
 
 // EventType implementations.
@@ -99,3 +100,4 @@ func (Error) EventType() Type               { return TypeError }
 func (Warning) EventType() Type             { return TypeWarning }
 func (MCPServerFailed) EventType() Type     { return TypeMCPServerFailed }
 func (Status) EventType() Type              { return TypeStatus }
+func (TodoList) EventType() Type            { return TypeTodoList }

@@ -88,6 +88,7 @@ type State struct {
 	Queue                 QueueCounts               `json:"queue" doc:"queued messages by kind"`
 	LastSeq               int64                     `json:"lastSeq" doc:"the session's last stored event (get_events resumes after it)"`
 	Events                string                    `json:"events" doc:"the event families written: olly, pi or both"`
+	Todos                 []event.Todo              `json:"todos" doc:"the agent's current todo list (the last todo_list event of the branch), [] when it kept none"`
 }
 
 // AutoApprove is a session's two auto-approve toggles.

@@ -55,6 +55,10 @@ type harnessOpt struct {
 	clock   Clock // nil: tickers that never tick (deltas only at stream ends)
 	// model are more options of the fake's model (NoShift, ContentOverCalls…).
 	model []llmtest.ModelOption
+	// tools are registered besides the harness's own; toolEnv builds each
+	// turn's tool environment (nil: none).
+	tools   []tools.Tool
+	toolEnv func(h *harness) func(context.Context, *session.Turn) (tools.Env, error)
 }
 
 func newHarness(t *testing.T, native bool, o harnessOpt) *harness {
@@ -88,7 +92,7 @@ func newHarness(t *testing.T, native bool, o harnessOpt) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := tools.NewRegistry(tools.ReadFile{}, tools.WriteFile{}, searchTool{}, shellTool{})
+	reg, err := tools.NewRegistry(append([]tools.Tool{tools.ReadFile{}, tools.WriteFile{}, searchTool{}, shellTool{}}, o.tools...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +103,11 @@ func newHarness(t *testing.T, native bool, o harnessOpt) *harness {
 	if o.clock == nil {
 		o.clock = &noTicks{*newManualClock()}
 	}
-	return h.start(ctx, st, Deps{Provider: prov, Tools: reg, Config: cfg, Diagnostics: o.diag, Clock: o.clock})
+	d := Deps{Provider: prov, Tools: reg, Config: cfg, Diagnostics: o.diag, Clock: o.clock}
+	if o.toolEnv != nil {
+		d.ToolEnv = o.toolEnv(h)
+	}
+	return h.start(ctx, st, d)
 }
 
 // start builds the agent from d, the session service on st, and a session

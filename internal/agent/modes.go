@@ -159,7 +159,7 @@ func (r *run) route(ctx context.Context, m mode) {
 	if m.maxIter > 0 && m.maxIter < r.cfg.MaxIterations {
 		r.cfg.MaxIterations = m.maxIter
 	}
-	r.offer(m.toolNames(r.cfg, r.depth))
+	r.offer(r.withTodos(m.toolNames(r.cfg, r.depth)))
 	if !m.orchestrator {
 		r.project = r.a.projectContext(ctx, r.t.SessionID, r.t.Workspace)
 	}

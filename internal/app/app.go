@@ -95,6 +95,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	// run_subagent (the orchestrator's delegation) is registered with the
 	// others; the agent runs its sub-agents (tools.Env.Subagents).
 	registered := append(tools.Core(), tools.LSP(nil, changedFiles{a.Store})...)
+	registered = append(registered, tools.TodoWrite{}, tools.TodoRead{}) // the agent's todo list (todo.go)
 	if a.Tools, err = tools.NewRegistry(append(registered, tools.Subagent{})...); err != nil {
 		return nil, err
 	}
@@ -166,6 +167,7 @@ func (a *App) toolEnv(ctx context.Context, t *session.Turn) (tools.Env, error) {
 		LanguageServers:  sp.lsp,
 		Sandbox:          a.commandSandbox(),
 		External:         externalTools(sp.mcp),
+		Todos:            a.Sessions,
 	}, nil
 }
 

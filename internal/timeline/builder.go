@@ -108,6 +108,8 @@ func (b *Builder) Apply(ev event.Event) {
 		if p.Success {
 			b.removeFiles(p.CheckpointID)
 		}
+	case event.TodoList:
+		b.applyTodos(ev.Turn, p)
 	case event.TokenUsage:
 		u := p
 		b.item(ev.Turn).TokenUsage = &u

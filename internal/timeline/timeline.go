@@ -15,6 +15,9 @@ import "github.com/olly-agent/olly/internal/event"
 type Timeline struct {
 	Title string  `json:"title,omitempty"`
 	Items []*Item `json:"items"`
+	// Todos is the agent's current todo list: the last todo_list event's
+	// (nil when it kept none).
+	Todos []event.Todo `json:"todos,omitempty"`
 }
 
 // Item kinds.
@@ -58,6 +61,7 @@ const (
 	BlockFiles    = "files"
 	BlockFinal    = "final"
 	BlockNotice   = "notice"
+	BlockTodos    = "todos"
 )
 
 // LevelSteering is the level of a notice that holds a message the person
@@ -83,6 +87,9 @@ type Block struct {
 
 	// Changed files.
 	Files *Files `json:"files,omitempty"`
+
+	// The turn's todo list (todos.go), as last written in the turn.
+	Todos []event.Todo `json:"todos,omitempty"`
 }
 
 // Group is a progress group: a batch of tool actions, or a sub-agent.

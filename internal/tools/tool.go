@@ -123,6 +123,9 @@ type Env struct {
 	// commands that it also allows, refusing the rest instead of asking
 	// (a read-only mode's terminal); nil: any command, with approvals.
 	Commands *CommandPolicy
+	// Todos reads the session's todo list for todo_read (todo.go); nil:
+	// todo_read is unavailable.
+	Todos TodoSource
 }
 
 // ToolSource supplies tools found at run time (the MCP servers of a

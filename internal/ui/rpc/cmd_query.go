@@ -76,6 +76,9 @@ func runGetState(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpc
 	if st.PendingApprovals == nil {
 		st.PendingApprovals = []event.ApprovalRequested{}
 	}
+	if st.Todos = session.LastTodos(evs); st.Todos == nil {
+		st.Todos = []event.Todo{}
+	}
 	return st, nil
 }
 

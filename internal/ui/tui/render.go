@@ -107,6 +107,8 @@ func (r *renderer) block(b *timeline.Block, live bool) []string {
 		return r.files(b.Files)
 	case timeline.BlockNotice:
 		return r.notice(b)
+	case timeline.BlockTodos:
+		return r.todos(b.Todos)
 	}
 	return nil
 }

@@ -42,6 +42,9 @@ func TestRenderItem(t *testing.T) {
 			[]string{"outside the sandbox", "needs the network"}, nil},
 		{"no sandbox", command(&event.CommandSandbox{Policy: event.SandboxWorkspaceWrite}, ""),
 			[]string{"no sandbox on this machine"}, nil},
+		{"todo list, escaped", &timeline.Item{Kind: timeline.KindAssistant, Turn: 1, Blocks: []*timeline.Block{{Kind: timeline.BlockTodos, Todos: []event.Todo{
+			{ID: "1", Content: "Add <b>flag</b>", Status: event.TodoCompleted}, {ID: "2", Content: "Docs", Status: event.TodoInProgress}, {ID: "3", Content: "Tests", Status: event.TodoPending}}}}},
+			[]string{`class="todos"`, `t-completed"><span class="box">☑</span> Add &lt;b&gt;flag&lt;/b&gt;`, `t-in_progress"><span class="box">◐</span> Docs`, `t-pending"><span class="box">☐</span> Tests`}, []string{"<b>flag"}},
 		{"answered: the edited command, no buttons", command(nil, event.DecisionApproved),
 			[]string{`<pre class="cmd">rm -r build</pre>`, "d-approved"}, []string{`data-cmd="approve"`, "<textarea"}},
 	}
