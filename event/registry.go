@@ -59,6 +59,7 @@ var registry = map[Type]typeInfo{
 	TypeMCPServerFailed:     entry[MCPServerFailed](durable),
 	TypeStatus:              entry[Status](ephemeral),
 	TypeTodoList:            entry[TodoList](durable),
+	TypeHookRun:             entry[HookRun](durable),
 }
 
 // order is the reference order of the types (docs/events.md).
@@ -68,7 +69,7 @@ var order = []Type{
 	TypeProgressGroupStart, TypeToolAction, TypeToolOutput, TypeProgressGroupFinish,
 	TypeSubagentThinking, TypeApprovalRequested, TypeApprovalResolved, TypeFilesChanged,
 	TypeFileChangeResult, TypeKeepUndoResult, TypeTokenUsage, TypeTitleChanged,
-	TypeSessionSettings, TypeTodoList, TypeError, TypeWarning, TypeMCPServerFailed, TypeStatus, TypeTurnFinished,
+	TypeSessionSettings, TypeTodoList, TypeError, TypeWarning, TypeMCPServerFailed, TypeStatus, TypeHookRun, TypeTurnFinished,
 }
 
 // EventType implementations.

@@ -52,6 +52,7 @@ func (r *run) loop(ctx context.Context) (*session.TurnResult, error) {
 			}
 		}
 		v := r.gates.judge(ctx, res, calls, batch, r.batches.files, r.iter >= r.cfg.MaxIterations)
+		r.stopHooks(ctx, &v) // hooks.go: a Stop hook may keep the turn going
 		if len(calls) == 0 {
 			// A final answer moves to the final message (summary.go).
 			r.recordResponse(ctx, res, nil, v.done)

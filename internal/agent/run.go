@@ -117,7 +117,8 @@ type run struct {
 	gates   gates      // the completion decision (gates.go)
 	routing            // mode, dispatch, sub-agent depth, prompt additions (modes.go)
 
-	cs contextState // session memory, token estimates, compaction (compact_state.go)
+	cs    contextState // session memory, token estimates, compaction (compact_state.go)
+	hooks hookState    // hooks.go
 
 	final    string
 	status   string
@@ -180,6 +181,9 @@ func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
 	r.useEnv(env)
 	r.offerExternal(ctx)
 	r.batches = r.newToolRunner()
+	if err := r.promptHooks(ctx); err != nil {
+		return nil, err
+	}
 	// Language servers belong to a workspace: when the turn's diagnostics
 	// source can also check files, the completion gate uses it.
 	if d, ok := env.Diagnostics.(Diagnostics); ok {
@@ -207,6 +211,7 @@ func (r *run) begin(ctx context.Context) bool {
 	for _, w := range r.attachWarnings {
 		_ = r.emit(ctx, event.Warning{Code: "attachment", Message: w})
 	}
+	r.emitPromptHookRuns(ctx)
 	d, err := r.a.modelDetails(ctx, r.model)
 	if err != nil {
 		if ctx.Err() != nil {

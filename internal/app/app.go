@@ -155,7 +155,7 @@ func (a *App) toolEnv(ctx context.Context, t *session.Turn) (tools.Env, error) {
 	if a.Config.Agent.AutoCreateBranch {
 		a.branchOnFirstWrite(run, t, t.Workspace.Primary().Path)
 	}
-	return tools.Env{
+	env := tools.Env{
 		Approver:         a.Approvals,
 		Shell:            sp.shells.Session(t.SessionID),
 		ArtifactDir:      sp.shells.ArtifactDir(),
@@ -168,7 +168,11 @@ func (a *App) toolEnv(ctx context.Context, t *session.Turn) (tools.Env, error) {
 		Sandbox:          a.commandSandbox(),
 		External:         externalTools(sp.mcp),
 		Todos:            a.Sessions,
-	}, nil
+	}
+	if h := a.hookRunner(t.Workspace); h != nil { // a nil *Runner must not become a non-nil interface
+		env.Hooks = h
+	}
+	return env, nil
 }
 
 // sessionPolicy is the approval policy of a session: the frontend's

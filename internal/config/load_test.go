@@ -306,7 +306,7 @@ func TestEveryKeyFromEnv(t *testing.T) {
 				v = strconv.FormatBool(k.Default != "true")
 			case len(k.Enum) > 0:
 				v = k.Enum[len(k.Enum)-1]
-			case strings.Contains(k.Type, "(url)"):
+			case strings.Contains(k.Type, "(url)"), strings.Contains(k.Type, "(optionalUrl)"):
 				v = "https://example.com:8080"
 			case strings.Contains(k.Type, "(keepAlive)"):
 				v = "10m"

@@ -71,6 +71,14 @@ func TestDefaults(t *testing.T) {
 		{"mcp.unsandboxed", "OLLY_MCP_UNSANDBOXED", "[]", ""},
 		{"mcp.callTimeout", "OLLY_MCP_CALL_TIMEOUT", "1m", "1000–600000 ms"},
 		{"mcp.connectTimeout", "OLLY_MCP_CONNECT_TIMEOUT", "30s", "1000–300000 ms"},
+		{"hooks.enabled", "OLLY_HOOKS_ENABLED", "true", ""},
+		{"hooks.claudeCompat", "OLLY_HOOKS_CLAUDE_COMPAT", "true", ""},
+		{"web.allowHosts", "OLLY_WEB_ALLOW_HOSTS", "[]", ""},
+		{"web.fetchTimeout", "OLLY_WEB_FETCH_TIMEOUT", "30s", "1000–300000 ms"},
+		{"web.fetchMaxChars", "OLLY_WEB_FETCH_MAX_CHARS", "60000", "1000–1000000"},
+		{"web.searxngUrl", "OLLY_WEB_SEARXNG_URL", "", ""},
+		{"web.ollamaApiKey", "OLLY_WEB_OLLAMA_API_KEY", "", ""},
+		{"web.searchResults", "OLLY_WEB_SEARCH_RESULTS", "5", "1–20"},
 	}
 	got := Keys()
 	if len(got) != len(want) {

@@ -30,6 +30,8 @@ type Settings struct {
 	Sandbox            SandboxSettings    `key:"sandbox"`
 	Shell              ShellSettings      `key:"shell"`
 	MCP                MCPSettings        `key:"mcp"`
+	Hooks              HooksSettings      `key:"hooks"`
+	Web                WebSettings        `key:"web"`
 }
 
 // MCPSettings configure the MCP servers olly connects to (docs/extensibility.md).

@@ -102,6 +102,13 @@ func checkNamed(name string) func(string) string {
 	switch name {
 	case "url":
 		return checkURL
+	case "optionalUrl":
+		return func(s string) string {
+			if s == "" {
+				return ""
+			}
+			return checkURL(s)
+		}
 	case "keepAlive":
 		return checkKeepAlive
 	case "absPath":
@@ -114,6 +121,8 @@ func checkExpect(name string) string {
 	switch name {
 	case "url":
 		return "an http:// or https:// URL such as http://localhost:11434"
+	case "optionalUrl":
+		return "an http:// or https:// URL, or empty"
 	case "keepAlive":
 		return "a duration such as 5m or 30m, a number of seconds, -1 (for ever), 0 (unload at once), or empty (server default)"
 	case "absPath":

@@ -28,6 +28,7 @@ type (
 	FileChangeResult    = event.FileChangeResult
 	FilesChanged        = event.FilesChanged
 	FinalMessage        = event.FinalMessage
+	HookRun             = event.HookRun
 	KeepUndoResult      = event.KeepUndoResult
 	Mode                = event.Mode
 	ListingEntry        = event.ListingEntry
@@ -109,6 +110,7 @@ const (
 	TypeProgressGroupStart  = event.TypeProgressGroupStart
 	TypeSessionSettings     = event.TypeSessionSettings
 	TypeStatus              = event.TypeStatus
+	TypeHookRun             = event.TypeHookRun
 	TypeSubagentThinking    = event.TypeSubagentThinking
 	TypeTextDelta           = event.TypeTextDelta
 	TypeThinkingBlock       = event.TypeThinkingBlock

@@ -88,8 +88,21 @@ func (r *Registry) run(ctx context.Context, env *Env, rep *Reporter, call Call) 
 	}
 	tenv := *env
 	tenv.Report = rep
+	// PreToolUse hooks run before the approval: a hook that blocks spares
+	// the person a question about a call that will not run.
+	if blocked := beforeTool(ctx, &tenv, call); blocked != nil {
+		return blocked
+	}
+	res := r.runTool(ctx, &tenv, rep, call, t, args)
+	afterTool(ctx, &tenv, call, res)
+	return res
+}
+
+// runTool runs a known tool with parsed arguments: through its approval
+// when it is Gated.
+func (r *Registry) runTool(ctx context.Context, tenv *Env, rep *Reporter, call Call, t Tool, args Args) *Result {
 	if g, ok := t.(Gated); ok {
-		return r.runGated(ctx, &tenv, call, g, args)
+		return r.runGated(ctx, tenv, call, g, args)
 	}
 	look := event.ToolAction{Status: event.ActionRunning, Text: call.Name}
 	if d, ok := t.(Describer); ok {
@@ -99,7 +112,7 @@ func (r *Registry) run(ctx context.Context, env *Env, rep *Reporter, call Call) 
 	if err := rep.Update(ctx, look); err != nil {
 		return recordFailure(call, err)
 	}
-	res, err := t.Run(ctx, &tenv, args)
+	res, err := t.Run(ctx, tenv, args)
 	return settle(ctx, call, res, err)
 }
 

@@ -119,6 +119,9 @@ type Env struct {
 	// Extra are tools beyond the registry's for this turn (External's);
 	// Execute finds a call's tool here when the registry has none.
 	Extra []Tool
+	// Hooks runs the person's PreToolUse and PostToolUse hooks around
+	// every call (internal/hooks); nil: none.
+	Hooks Hooks
 	// Commands, when set, restricts run_terminal_command to read-only
 	// commands that it also allows, refusing the rest instead of asking
 	// (a read-only mode's terminal); nil: any command, with approvals.

@@ -1,0 +1,77 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/olly-agent/olly/internal/event"
+)
+
+// maxStopBlocks bounds how often Stop hooks may keep one turn going: a hook
+// that always blocks must not spend the whole iteration budget (Claude
+// Code leaves it to the hook, through stop_hook_active; olly also stops).
+const maxStopBlocks = 3
+
+// turnHooks are the hooks around a person's turn (*hooks.Runner, reached
+// through the tool environment's Hooks); sub-agents' turns run none.
+type turnHooks interface {
+	PromptSubmitted(ctx context.Context, session string, first bool, prompt string) (block, extra string, runs []event.HookRun)
+	Stopping(ctx context.Context, session string, active bool) (reason string, runs []event.HookRun)
+}
+
+// hookState is what a turn's hooks left behind.
+type hookState struct {
+	runs   []event.HookRun // prompt hooks' runs, emitted once the turn started
+	blocks int             // Stop hooks that kept the turn going
+}
+
+// promptHooks runs the SessionStart (first turn) and UserPromptSubmit
+// hooks before anything of the turn is recorded: a block refuses the
+// prompt, with the hook's reason, and leaves no trace but the error the
+// person sees; context the hooks add goes into the prompt the model reads
+// (stored with the user message, so history reads the same).
+func (r *run) promptHooks(ctx context.Context) error {
+	h, ok := r.env.Hooks.(turnHooks)
+	if !ok || r.depth > 0 {
+		return nil
+	}
+	block, extra, runs := h.PromptSubmitted(ctx, r.t.SessionID, r.t.Number == 1, r.t.Input.Text)
+	r.hooks.runs = runs
+	if block != "" {
+		return fmt.Errorf("a UserPromptSubmit hook blocked the prompt: %s", block)
+	}
+	if extra != "" {
+		base := r.user.Content
+		if base == "" {
+			base = r.user.Text
+		}
+		r.user.Content = base + "\n\n<hook_context>\n" + extra + "\n</hook_context>"
+	}
+	return nil
+}
+
+// emitPromptHookRuns shows the prompt hooks' runs after the user message.
+func (r *run) emitPromptHookRuns(ctx context.Context) {
+	for _, run := range r.hooks.runs {
+		_ = r.emit(ctx, run)
+	}
+	r.hooks.runs = nil
+}
+
+// stopHooks runs the Stop hooks when the turn is about to finish; a hook
+// that blocks turns the verdict into a continuation carrying its reason.
+func (r *run) stopHooks(ctx context.Context, v *verdict) {
+	h, ok := r.env.Hooks.(turnHooks)
+	if !ok || !v.done || r.depth > 0 || ctx.Err() != nil || r.hooks.blocks >= maxStopBlocks || r.iter >= r.cfg.MaxIterations {
+		return
+	}
+	reason, runs := h.Stopping(ctx, r.t.SessionID, r.hooks.blocks > 0)
+	for _, run := range runs {
+		_ = r.emit(ctx, run)
+	}
+	if reason == "" {
+		return
+	}
+	r.hooks.blocks++
+	*v = continueWith(stateNeedTools, "A Stop hook did not let you finish yet. It said: "+reason)
+}

@@ -1,0 +1,57 @@
+package app
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/olly-agent/olly/internal/hooks"
+	"github.com/olly-agent/olly/internal/sandbox"
+	"github.com/olly-agent/olly/internal/shell"
+	"github.com/olly-agent/olly/internal/trust"
+	"github.com/olly-agent/olly/internal/workspace"
+)
+
+// TrustPath is the trust store's file: in the state directory, which
+// sandboxed commands can neither read nor write.
+func (a *App) TrustPath() string { return filepath.Join(a.Config.Paths().StateDir, "trust.json") }
+
+// hookRunner builds the hooks of a turn's workspace, read afresh each turn
+// so edited files and new trust apply at once. Project hooks run only when
+// trusted; hooks run in the workspace-write sandbox with the shell's clean
+// environment. Nil when hooks are off or there are none.
+func (a *App) hookRunner(ws *workspace.Workspace) *hooks.Runner {
+	if !a.Config.Hooks.Enabled || ws == nil {
+		return nil
+	}
+	root := ws.Primary().Path
+	files, warnings := hooks.Load(hooks.LoadOptions{Workspace: root, ConfigDir: a.Config.Paths().ConfigDir, ClaudeCompat: a.Config.Hooks.ClaudeCompat})
+	for _, w := range warnings {
+		a.Log.Warn(w)
+	}
+	if len(files) == 0 {
+		return nil
+	}
+	var store hooks.Trust
+	if s, err := trust.Open(a.TrustPath()); err == nil {
+		store = s
+	} else {
+		a.Log.Warn("hooks: project hooks stay off", "error", err)
+	}
+	spec := a.sandboxSpec()
+	spec.Policy = sandbox.WorkspaceWrite
+	for _, r := range ws.Roots() {
+		spec.Writable = append(spec.Writable, r.Path)
+	}
+	r := hooks.New(hooks.Options{
+		Files:     files,
+		Workspace: root,
+		Trust:     store,
+		Env:       shell.EnvPolicy{Keep: a.Config.Shell.Env.Keep, Drop: a.Config.Shell.Env.Drop}.Environ(os.Environ()),
+		Start:     func(cmd *exec.Cmd) (<-chan error, error) { return a.Sandbox.Start(cmd, spec) },
+	})
+	for _, f := range r.Untrusted() {
+		a.Log.Warn("hooks: project hooks not trusted; they do not run (olly hooks trust)", "file", f.Source, "workspace", root)
+	}
+	return r
+}

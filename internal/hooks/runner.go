@@ -1,0 +1,235 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/olly-agent/olly/event"
+	"github.com/olly-agent/olly/internal/trust"
+)
+
+// Trust answers whether a project file's hooks were trusted
+// (*trust.Store).
+type Trust interface {
+	Trusted(workspace, kind, name, fingerprint string) bool
+}
+
+// Options build a Runner.
+type Options struct {
+	// Files are the hook files (Load).
+	Files []File
+	// Workspace is the workspace root: the hooks' working directory and
+	// the key of project trust.
+	Workspace string
+	// Trust decides which project files' hooks run; nil: none do.
+	Trust Trust
+	// Env is the hooks' environment: the shell's clean one
+	// (shell.EnvPolicy.CommandEnviron); hooks add CLAUDE_PROJECT_DIR,
+	// OLLY_PROJECT_DIR and OLLY_HOOK_EVENT.
+	Env []string
+	// Start starts a hook's process (the sandbox); nil: unconfined.
+	Start Starter
+}
+
+// Runner runs the hooks of one workspace. It is safe for concurrent use.
+type Runner struct {
+	hooks     []Hook
+	untrusted []File
+	workspace string
+	env       []string
+	start     Starter
+}
+
+// New keeps the user's hooks and the project hooks a person trusted; the
+// others are listed by Untrusted and never run.
+func New(o Options) *Runner {
+	r := &Runner{workspace: o.Workspace, env: o.Env, start: o.Start}
+	for _, f := range o.Files {
+		if f.Project && !IsTrusted(o.Trust, o.Workspace, f) {
+			r.untrusted = append(r.untrusted, f)
+			continue
+		}
+		r.hooks = append(r.hooks, f.Hooks...)
+	}
+	return r
+}
+
+// IsTrusted says whether a project file's hooks, exactly as they are now,
+// were trusted in workspace. User files need no trust.
+func IsTrusted(t Trust, workspace string, f File) bool {
+	if !f.Project {
+		return true
+	}
+	return t != nil && t.Trusted(workspace, trust.KindHook, f.Source, trust.Fingerprint(f.Fingerprint()))
+}
+
+// Untrusted are the project hook files that do not run until trusted.
+func (r *Runner) Untrusted() []File { return r.untrusted }
+
+// Has says whether any hook runs on ev.
+func (r *Runner) Has(ev string) bool {
+	if r == nil {
+		return false
+	}
+	for _, h := range r.hooks {
+		if h.Event == ev {
+			return true
+		}
+	}
+	return false
+}
+
+// Result is what an event's hooks decided.
+type Result struct {
+	// Blocked: at least one hook blocked (exit code 2, or a JSON decision
+	// to block or deny); Reason holds their reasons.
+	Blocked bool
+	Reason  string
+	// Context is additional context for the model (additionalContext, or
+	// the plain stdout of UserPromptSubmit and SessionStart hooks).
+	Context string
+	// Runs are the hook_run events to emit, one per hook run.
+	Runs []event.HookRun
+}
+
+// Run runs the hooks of ev that match tool (olly's name; "" for events
+// without a tool) one after another, each given input plus the common
+// fields on stdin.
+func (r *Runner) Run(ctx context.Context, ev, session, tool string, input map[string]any) Result {
+	var res Result
+	if r == nil {
+		return res
+	}
+	claude := ClaudeName(tool)
+	var reasons, contexts []string
+	for _, h := range r.hooks {
+		if h.Event != ev || (tool != "" && !h.Matches(tool, claude)) {
+			continue
+		}
+		in := map[string]any{"session_id": session, "transcript_path": "", "cwd": r.workspace, "hook_event_name": ev}
+		for k, v := range input {
+			in[k] = v
+		}
+		data, err := json.Marshal(in)
+		if err != nil {
+			data = []byte("{}")
+		}
+		data = append(data, '\n') // one line: `read line` and jq both work
+		env := append(append([]string{}, r.env...), "CLAUDE_PROJECT_DIR="+r.workspace, "OLLY_PROJECT_DIR="+r.workspace, "OLLY_HOOK_EVENT="+ev)
+		o := execHook(ctx, h, r.workspace, env, r.start, data)
+		d := interpret(ev, o)
+		run := event.HookRun{Event: ev, Command: h.Command, Source: h.Source, ExitCode: o.exitCode,
+			DurationMs: o.dur.Milliseconds(), Blocked: d.blocked, TimedOut: o.timedOut}
+		if tool != "" {
+			run.Tool = claude
+		}
+		switch {
+		case d.blocked:
+			run.Reason = d.reason
+			reasons = append(reasons, d.reason)
+			res.Blocked = true
+		case d.warning != "":
+			run.Reason = d.warning
+		}
+		if d.context != "" {
+			contexts = append(contexts, d.context)
+		}
+		res.Runs = append(res.Runs, run)
+	}
+	res.Reason = clip(strings.Join(reasons, "\n"))
+	res.Context = clip(strings.Join(contexts, "\n"))
+	return res
+}
+
+// decision is one hook run's verdict.
+type decision struct {
+	blocked bool
+	reason  string
+	context string
+	warning string
+}
+
+// output is the JSON a hook may print on exit code 0 (Claude Code's
+// fields that olly honours).
+type output struct {
+	Continue   *bool  `json:"continue"`
+	StopReason string `json:"stopReason"`
+	Decision   string `json:"decision"`
+	Reason     string `json:"reason"`
+	Specific   struct {
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+		AdditionalContext        string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+}
+
+// interpret applies the exit-code contract: 2 blocks with stderr as the
+// reason, 0 goes on (reading the JSON decision, if any), anything else is
+// a warning and goes on. A hook that could not start or timed out is a
+// warning: a broken hook must not stop the person's work.
+func interpret(ev string, o outcome) decision {
+	switch {
+	case o.err != nil:
+		return decision{warning: "the hook could not start: " + o.err.Error()}
+	case o.timedOut:
+		return decision{warning: "the hook timed out and was killed"}
+	case o.exitCode == 2:
+		reason := strings.TrimSpace(o.stderr)
+		if reason == "" {
+			reason = "blocked by a " + ev + " hook (it gave no reason on stderr)"
+		}
+		if ev == SessionStart {
+			// Nothing to block at session start: the person sees it.
+			return decision{warning: clip(reason)}
+		}
+		return decision{blocked: true, reason: clip(reason)}
+	case o.exitCode != 0:
+		return decision{warning: clip(fmt.Sprintf("exit code %d: %s", o.exitCode, strings.TrimSpace(o.stderr)))}
+	}
+	return fromStdout(ev, strings.TrimSpace(o.stdout))
+}
+
+// fromStdout reads an exit-0 hook's stdout: Claude Code's JSON, or for
+// UserPromptSubmit and SessionStart plain text that becomes context.
+func fromStdout(ev, stdout string) decision {
+	var out output
+	if !strings.HasPrefix(stdout, "{") || json.Unmarshal([]byte(stdout), &out) != nil {
+		if ev == UserPromptSubmit || ev == SessionStart {
+			return decision{context: clip(stdout)}
+		}
+		return decision{}
+	}
+	d := decision{context: clip(out.Specific.AdditionalContext)}
+	switch {
+	case out.Continue != nil && !*out.Continue && ev != Stop:
+		d.blocked, d.reason = true, firstOf(out.StopReason, out.Reason, "a "+ev+" hook said not to continue")
+	case out.Decision == "block":
+		d.blocked, d.reason = true, firstOf(out.Reason, "blocked by a "+ev+" hook")
+	case ev == PreToolUse && out.Specific.PermissionDecision == "deny":
+		d.blocked, d.reason = true, firstOf(out.Specific.PermissionDecisionReason, out.Reason, "denied by a PreToolUse hook")
+	}
+	if ev == SessionStart {
+		d.blocked = false // nothing to block
+	}
+	d.reason = clip(d.reason)
+	return d
+}
+
+func firstOf(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// clip bounds text passed on to the model or the person.
+func clip(s string) string {
+	if len(s) <= maxReason {
+		return s
+	}
+	return strings.ToValidUTF8(s[:maxReason], "") + "\n[truncated]"
+}
