@@ -108,6 +108,7 @@ Exit status in print mode: 0 the agent finished, 1 it failed or stopped short,
 		newSessionsCmd(f),
 		newLSPCmd(f),
 		newServeCmd(f),
+		newHooksCmd(f),
 	)
 	return root
 }
