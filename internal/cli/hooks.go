@@ -78,7 +78,7 @@ type hookLine struct {
 	// Timeout shadows the hook's nanoseconds with a duration's text.
 	Timeout string `json:"timeout"`
 	Runs    bool   `json:"runs"`
-	Why  string `json:"why,omitempty"`
+	Why     string `json:"why,omitempty"`
 }
 
 func runHooksList(opts *hooksOptions) error {

@@ -129,7 +129,6 @@ func TestOutputCapped(t *testing.T) {
 	}
 }
 
-
 func TestProjectHooksNeedTrust(t *testing.T) {
 	ws := t.TempDir()
 	canary := filepath.Join(t.TempDir(), "ran")
