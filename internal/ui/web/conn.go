@@ -42,6 +42,8 @@ type conn struct {
 	// switched carries the session the protocol server moved to (or the
 	// same one, after a branch): the timeline starts over.
 	switched chan string
+	// resume is where the page left off, for the first timeline only.
+	resume resumePoint
 }
 
 // serveWS runs one connection until the page goes away or the server
@@ -57,6 +59,8 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer ws.CloseNow()
+	s.track(ws, true)
+	defer s.track(ws, false)
 	ws.SetReadLimit(maxMessage)
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -66,6 +70,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := &conn{s: s, ws: ws, session: sess.ID, switched: make(chan string, 1)}
+	if sess.ID == r.URL.Query().Get("session") {
+		c.resume = resumeFrom(r.URL.Query())
+	}
 	c.run(ctx, sess.ID, warnings)
 	_ = ws.Close(websocket.StatusNormalClosure, "")
 }
@@ -225,10 +232,7 @@ func (c *conn) follow(ctx context.Context, id string) error {
 	}
 	defer sub.Close()
 	v := newView(c.s.render, id)
-	for _, ev := range stored {
-		v.apply(ev, time.Time{})
-	}
-	if err := v.reset(func(f *TimelineFrame) error { return c.sendFrame(ctx, f) }); err != nil {
+	if err := c.first(ctx, v, stored); err != nil {
 		return err
 	}
 	events := make(chan event.Event, flushBatch)
@@ -275,6 +279,31 @@ func (c *conn) follow(ctx context.Context, id string) error {
 			return err
 		}
 	}
+}
+
+// first sends the timeline built from the stored events: only what changed
+// when the page resumes from a point of it, the whole of it otherwise.
+func (c *conn) first(ctx context.Context, v *view, stored []event.Event) error {
+	p := c.resume
+	c.resume = resumePoint{} // a switch or branch starts over
+	atSince := -1
+	for _, ev := range stored {
+		v.apply(ev, time.Time{})
+		if p.since > 0 && ev.Seq == p.since {
+			// What the page has; what follows is what changed.
+			atSince = len(v.b.Timeline().Items)
+			clear(v.dirty)
+			v.all, v.at = false, time.Time{}
+		}
+	}
+	f, ok, err := v.resume(p, atSince)
+	if err != nil {
+		return err
+	}
+	if ok {
+		return c.sendFrame(ctx, f)
+	}
+	return v.reset(func(f *TimelineFrame) error { return c.sendFrame(ctx, f) })
 }
 
 func (c *conn) flush(ctx context.Context, v *view) error {

@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/ui/rpc"
 )
@@ -55,6 +57,8 @@ type Server struct {
 	mu    sync.Mutex
 	hosts hostRule
 	conns sync.WaitGroup
+	// open are the WebSockets being served (dropConnections).
+	open map[*websocket.Conn]bool
 }
 
 // New builds a server.
@@ -80,7 +84,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: highlighting styles: %w", err)
 	}
-	return &Server{opts: opts, render: r, css: css, work: newRunner()}, nil
+	return &Server{opts: opts, render: r, css: css, work: newRunner(), open: map[*websocket.Conn]bool{}}, nil
 }
 
 // Token returns the secret the page's URL carries.
@@ -193,4 +197,25 @@ func (s *Server) session(ctx context.Context, ref string) (*store.Session, []str
 		return nil, nil, errors.New("no session in this workspace and none can be created here")
 	}
 	return s.opts.NewSession(ctx)
+}
+
+// track adds or removes a WebSocket being served.
+func (s *Server) track(ws *websocket.Conn, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if on {
+		s.open[ws] = true
+	} else {
+		delete(s.open, ws)
+	}
+}
+
+// dropConnections closes every page's WebSocket as a network failure
+// would; the pages reconnect by themselves (tests of resuming).
+func (s *Server) dropConnections() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ws := range s.open {
+		_ = ws.CloseNow()
+	}
 }

@@ -36,6 +36,52 @@ type stack struct {
 	url  string // the page's URL, with the token
 	// home holds the settings files (config/olly/config.yaml).
 	home string
+	// opts build the web server; stopServer stops the one serving.
+	opts       Options
+	stopServer func() error
+}
+
+// start serves a new web server on addr (the token stays the same).
+func (s *stack) start(t testing.TB, addr string) {
+	t.Helper()
+	var err error
+	if s.srv != nil {
+		s.opts.Token = s.srv.Token()
+	}
+	if s.srv, err = New(s.opts); err != nil {
+		t.Fatal(err)
+	}
+	if s.ln, err = net.Listen("tcp", addr); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.srv.Serve(ctx, s.ln) }()
+	s.stopServer = func() error {
+		cancel()
+		return <-done
+	}
+}
+
+// stop stops the web server (its running turns end canceled).
+func (s *stack) stop(t testing.TB) {
+	t.Helper()
+	if s.stopServer == nil {
+		return
+	}
+	if err := s.stopServer(); err != nil {
+		t.Error(err)
+	}
+	s.stopServer = nil
+}
+
+// restart stops the web server and starts another on the same address,
+// app and store: what the page sees of `olly serve` restarted.
+func (s *stack) restart(t testing.TB) {
+	t.Helper()
+	addr := s.ln.Addr().String()
+	s.stop(t)
+	s.start(t, addr)
 }
 
 func newStack(t testing.TB, files map[string]string) *stack {
@@ -75,7 +121,7 @@ func newStack(t testing.TB, files map[string]string) *stack {
 	if s.sess, err = s.app.Sessions.Create(ctx, session.CreateOptions{Workspace: s.ws, Mode: "agent", Model: testModel}); err != nil {
 		t.Fatal(err)
 	}
-	s.srv, err = New(Options{Workspace: s.ws, RPC: rpc.Options{
+	s.opts = Options{Workspace: s.ws, RPC: rpc.Options{
 		Sessions: s.app.Sessions, Approvals: s.app.Approvals, Store: st, Version: "test",
 		Models: models.NewCatalog(prov), Checkpoints: s.app.Checkpoints, SetAutoApprove: s.app.SetAutoApprove,
 		Settings: &settingsvc.Service{
@@ -85,23 +131,11 @@ func newStack(t testing.TB, files map[string]string) *stack {
 			},
 			Models: st,
 		},
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.ln, err = net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	}}
+	s.start(t, "127.0.0.1:0")
 	s.url = URL(s.ln, s.srv.Token())
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- s.srv.Serve(sctx, s.ln) }()
 	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
+		s.stop(t)
 		if err := s.app.Close(); err != nil {
 			t.Error(err)
 		}

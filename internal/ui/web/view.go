@@ -26,6 +26,9 @@ type TimelineFrame struct {
 	// More says that frames with the rest of the items follow (a long
 	// session's first frame carries its last items only).
 	More bool `json:"more,omitempty"`
+	// Resumed says this frame brings a page that reconnected up to date:
+	// only the items that changed since the point it sent.
+	Resumed bool `json:"resumed,omitempty"`
 	// LastSeq is the last stored event the timeline holds.
 	LastSeq int64 `json:"lastSeq"`
 	// At is when the oldest event this frame shows reached the server

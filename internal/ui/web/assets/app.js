@@ -23,6 +23,8 @@ const client = new Client(onFrame, (s) => {
   $("conn-state").textContent = s === "connected" ? "" : s + "…";
   document.body.dataset.conn = s;
 });
+// Where the timeline is, for a reconnect to resume from (client.js).
+client.resumePoint = () => state.resume;
 const review = new Review($("review"), client, toast);
 const settings = new Settings($("settings"), client, toast);
 $("open-settings").addEventListener("click", () => {
@@ -47,6 +49,11 @@ function onFrame(f) {
       if (f.reset && f.sessionId !== state.shown) forgetToggles();
       state.shown = f.sessionId;
       applyTimeline($("timeline"), f);
+      // Complete up to lastSeq once no more chunks of a reset follow.
+      if (f.reset) state.resume = null;
+      if (!f.more) state.resume = { session: f.sessionId, since: f.lastSeq, count: f.count };
+      if (f.reset) window.ollyStats.resets = (window.ollyStats.resets || 0) + 1;
+      if (f.resumed) window.ollyStats.resumed = (window.ollyStats.resumed || 0) + 1;
       $("title").textContent = f.title || "New session";
       document.title = (f.title || "New session") + " · olly";
       window.ollyStats.frames++;

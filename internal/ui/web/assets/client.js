@@ -13,9 +13,16 @@ export class Client {
     this.closed = false;
   }
 
+  // connect opens the WebSocket. A reconnect to the session the page shows
+  // sends where its timeline is (resumePoint: the last stored event it
+  // holds and its item count), so the server sends only what changed.
   connect(session) {
     if (session !== undefined) this.session = session;
-    const q = this.session ? "?session=" + encodeURIComponent(this.session) : "";
+    let q = this.session ? "?session=" + encodeURIComponent(this.session) : "";
+    const r = this.resumePoint && this.resumePoint();
+    if (session === undefined && r && this.session && r.session === this.session && r.since > 0) {
+      q += `&since=${r.since}&count=${r.count}`;
+    }
     const ws = new WebSocket(`ws://${location.host}/ws${q}`);
     this.ws = ws;
     this.onState("connecting");
