@@ -33,6 +33,10 @@ type Config struct {
 	// agentMode.maxTokens (num_predict; 0 sends none).
 	Temperature float64
 	MaxTokens   int
+	// Modes holds the modes with settings of their own (chatMode,
+	// planMode): their turns use those instead of Model, Temperature
+	// and MaxTokens (modesettings.go).
+	Modes map[string]ModeConfig
 	// MaxContextWindow is agent.maxContextWindow, the cap on num_ctx
 	// (default 65536).
 	MaxContextWindow int
@@ -91,6 +95,7 @@ func ConfigFrom(s *config.Settings) Config {
 		EnableThinking:       s.Agent.EnableThinking,
 		Temperature:          s.AgentMode.Temperature,
 		MaxTokens:            s.AgentMode.MaxTokens,
+		Modes:                modeConfigsFrom(s),
 		MaxContextWindow:     s.Agent.MaxContextWindow,
 		DefaultContextWindow: s.ContextWindow,
 		KeepAlive:            s.Agent.KeepAlive,

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -157,14 +158,11 @@ func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	model := t.Model
-	if model == "" {
-		model = a.cfg.Model
-	}
-	if model == "" {
+	r := &run{a: a, t: t, cfg: a.cfg}
+	r.model = r.cfg.forMode(m.name, t.Input.Model, cmp.Or(t.Model, a.cfg.Model)) // chatMode.*, planMode.*
+	if r.model == "" {
 		return nil, errors.New("no model is configured: set one with `olly config set agentMode.model <name>` or pass --model (`olly models` lists them)")
 	}
-	r := &run{a: a, t: t, cfg: a.cfg, model: model}
 	r.user, r.attachWarnings = r.userMessage(t.Input)
 	r.gates = gates{diag: a.diag}
 	env := tools.Env{}

@@ -88,6 +88,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		a.Provider = p
 	}
 	a.Approvals = approval.NewManager(approval.Options{Default: a.policy})
+	// agent.maxActiveSessions: sessions generating at once, counted across
+	// every olly using this database (the store's owner rule).
+	a.Store.SetMaxGenerating(a.Config.Agent.MaxActiveSessions)
 	var err error
 	// The code-intelligence tools get the turn's language servers from
 	// their Env (tools.Env.LanguageServers), so one registry serves every

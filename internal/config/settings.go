@@ -12,8 +12,8 @@ type Settings struct {
 	APIKey   string `key:"apiKey" userOnly:"true" secret:"true" doc:"Bearer token for OpenWebUI, or the API key of an OpenAI-compatible server. Masked in listings; Not accepted from a project file."`
 
 	CompletionMode ModeSettings `key:"completionMode" model.doc:"Model for inline (fill-in-the-middle) completions." temperature.default:"0.1" maxTokens.default:"500" maxTokens.min:"50" maxTokens.max:"4096"`
-	ChatMode       ModeSettings `key:"chatMode" renamedFrom:"askMode|editMode" model.doc:"Model for chat: questions and answers, with read-only tools." temperature.default:"0.7" maxTokens.default:"2048" maxTokens.min:"256" maxTokens.max:"8192"`
-	PlanMode       ModeSettings `key:"planMode" model.doc:"Model for planning: read-only exploration that ends in a plan." temperature.default:"0.5" maxTokens.default:"4096" maxTokens.min:"256" maxTokens.max:"8192"`
+	ChatMode       ModeSettings `key:"chatMode" renamedFrom:"askMode|editMode" model.doc:"Model for chat: questions and answers, with read-only tools. Empty: the session's model; a prompt that names a model uses that one." temperature.default:"0.7" maxTokens.default:"2048" maxTokens.min:"256" maxTokens.max:"8192"`
+	PlanMode       ModeSettings `key:"planMode" model.doc:"Model for planning: read-only exploration that ends in a plan. Empty: the session's model; a prompt that names a model uses that one." temperature.default:"0.5" maxTokens.default:"4096" maxTokens.min:"256" maxTokens.max:"8192"`
 	AgentMode      ModeSettings `key:"agentMode" model.doc:"Model for agent tasks (the orchestrator, which edits files and runs commands)." temperature.default:"0.4" maxTokens.default:"8192" maxTokens.min:"512" maxTokens.max:"32768"`
 
 	Agent AgentSettings `key:"agent"`
@@ -80,7 +80,7 @@ type ModeSettings struct {
 type AgentSettings struct {
 	MaxIterations          int           `key:"maxIterations" default:"25" min:"1" max:"100" doc:"Most tool rounds (stream, run tools, continue) in one agent run."`
 	ToolTimeout            time.Duration `key:"toolTimeout" default:"30000" min:"5000" max:"300000" doc:"How long one tool (a terminal command) may run before its process group is killed. Milliseconds, or a duration such as 45s or 2m."`
-	MaxActiveSessions      int           `key:"maxActiveSessions" default:"1" min:"1" max:"5" doc:"Most sessions that may run an agent at the same time."`
+	MaxActiveSessions      int           `key:"maxActiveSessions" default:"1" min:"1" max:"5" doc:"Most sessions that may run an agent at the same time, counted across every olly process sharing the database; a prompt past it is refused with a message naming the running sessions."`
 	EnableThinking         bool          `key:"enableThinking" default:"true" doc:"Ask models that can think to do so, and show their thinking."`
 	ContinuationStrategy   string        `key:"continuationStrategy" default:"full" enum:"full|standard|minimal" doc:"How much the <agent_control> continuation packet carries: full (iteration budget, files, memory), standard (budget and a brief), minimal (a bare continue)."`
 	MaxContextWindow       int           `key:"maxContextWindow" default:"65536" min:"2048" max:"1048576" doc:"Cap on the context window (num_ctx) sent to the server, to bound KV-cache memory. Per-model caps take precedence."`

@@ -238,6 +238,9 @@ func (s *Store) SetStatus(ctx context.Context, id string, st Status) error {
 		if cur.Status == StatusGenerating && cur.Owner != nil && *cur.Owner != s.me {
 			return fmt.Errorf("session %s (pid %d on %s): %w", id, cur.Owner.PID, cur.Owner.Host, ErrSessionBusy)
 		}
+		if err := s.checkActive(ctx, tx, id); err != nil { // active.go: agent.maxActiveSessions
+			return err
+		}
 		pid, host, start = s.me.PID, s.me.Host, s.me.Start
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE sessions SET status = ?, owner_pid = ?, owner_host = ?,

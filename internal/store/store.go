@@ -63,6 +63,9 @@ type Store struct {
 	hr   *sql.DB // one reader for where queued appends go (append.go)
 	cp   *sql.DB // the background checkpoint's connection (walcheckpoint.go)
 	me   Owner   // this process, recorded on sessions it generates in
+	// maxGenerating bounds the sessions generating at once, across
+	// processes (active.go); 0: no bound.
+	maxGenerating atomic.Int32
 
 	wordWindow int // see defaultWordWindow
 
