@@ -1,5 +1,7 @@
 package event
 
+import "encoding/json"
+
 // The event types. Durable unless marked ephemeral.
 const (
 	TypeTurnStarted         Type = "turn_started"
@@ -456,6 +458,10 @@ type SessionSettings struct {
 	Mode                      *Mode   `json:"mode,omitempty"`
 	AutoApproveCommands       *bool   `json:"autoApproveCommands,omitempty"`
 	AutoApproveSensitiveEdits *bool   `json:"autoApproveSensitiveEdits,omitempty"`
+	// SensitivePatterns are the session's own sensitive-file rules (a
+	// list of {pattern, action}), which replace agent.sensitiveFilePatterns
+	// for its turns; JSON null: back to the settings' rules.
+	SensitivePatterns json.RawMessage `json:"sensitivePatterns,omitempty"`
 }
 
 // Error is a failure shown to the person.

@@ -34,6 +34,8 @@ type printOptions struct {
 	Continue   bool
 	Resume     string
 	resumeMiss string
+	// Session are the session's own overrides (print_settings.go).
+	Session sessionFlags
 }
 
 func bindPrintFlags(root *cobra.Command, opts *printOptions) {
@@ -42,6 +44,7 @@ func bindPrintFlags(root *cobra.Command, opts *printOptions) {
 	fl.StringVar(&opts.Output, "output", printmode.OutputText, "print mode output: `text` (the answer) or json (every event, one per line)")
 	fl.BoolVarP(&opts.Yes, "yes", "y", false, "approve commands and edits up to high severity without asking (never critical)")
 	bindResumeFlags(root, opts)
+	bindSessionFlags(root, &opts.Session)
 }
 
 // runRoot is olly without a subcommand.
@@ -61,6 +64,9 @@ func runRoot(cmd *cobra.Command, f *Factory, opts *printOptions, args []string) 
 	}
 	if opts.Output != printmode.OutputText && opts.Output != printmode.OutputJSON {
 		return usageError("--output %q: use text or json", opts.Output)
+	}
+	if err := opts.Session.check(); err != nil {
+		return err
 	}
 	err := runTask(cmd.Context(), f, opts, args)
 	if err != nil && opts.Output == printmode.OutputJSON {
@@ -170,6 +176,9 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 	// events of this run are shown (those after afterSeq).
 	sess, input, afterSeq, err := printSession(ctx, f, a, opts, workspace, terminal, task)
 	if err != nil {
+		return err
+	}
+	if err := opts.Session.apply(ctx, a, sess.ID); err != nil {
 		return err
 	}
 	logger.Info("print mode", "session", sess.ID, "workspace", sess.Workspace, "model", firstNonBlank(input.Model, sess.Model))

@@ -1,8 +1,11 @@
 package session
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -55,12 +58,13 @@ func (s *Service) ChangeSettings(ctx context.Context, id string, ch event.Sessio
 		x.Mode = string(mode)
 		set(&x.AutoApproveCommands, ch.AutoApproveCommands, &changed.AutoApproveCommands)
 		set(&x.AutoApproveSensitiveEdits, ch.AutoApproveSensitiveEdits, &changed.AutoApproveSensitiveEdits)
+		setPatterns(x, ch.SensitivePatterns, &changed)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("change the settings of session %s: %w", id, err)
 	}
-	if changed == (event.SessionSettings{}) {
+	if reflect.ValueOf(changed).IsZero() {
 		return sess, nil
 	}
 	if _, err := s.Emit(ctx, id, 0, changed); err != nil {
@@ -82,6 +86,9 @@ func checkSettings(ch *event.SessionSettings) error {
 	if ch.Model != nil && *ch.Model == "" {
 		return fmt.Errorf("the model name is empty: give a model the server has (olly models lists them)")
 	}
+	if p := ch.SensitivePatterns; p != nil && !json.Valid(p) {
+		return fmt.Errorf("the sensitive-file rules are not JSON: give a list of {pattern, action} (or null to use the settings' rules)")
+	}
 	if ch.Mode != nil && !slices.Contains(Modes(), *ch.Mode) {
 		return fmt.Errorf("unknown mode %q: use one of %s", *ch.Mode, ModeList())
 	}
@@ -95,4 +102,21 @@ func set[T comparable](dst *T, v *T, changed **T) {
 		val := *v
 		*changed = &val
 	}
+}
+
+// setPatterns sets the session's own sensitive-file rules (JSON null
+// clears them) when they differ, and records the change.
+func setPatterns(x *store.Session, p json.RawMessage, changed *event.SessionSettings) {
+	if p == nil {
+		return
+	}
+	var v json.RawMessage
+	if strings.TrimSpace(string(p)) != "null" {
+		v = append(json.RawMessage(nil), p...)
+	}
+	if bytes.Equal(v, x.SensitivePatterns) {
+		return
+	}
+	x.SensitivePatterns = v
+	changed.SensitivePatterns = append(json.RawMessage(nil), p...)
 }

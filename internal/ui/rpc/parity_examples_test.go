@@ -1,6 +1,10 @@
 package rpc
 
-import "github.com/olly-agent/olly/rpcproto"
+import (
+	"encoding/json"
+
+	"github.com/olly-agent/olly/rpcproto"
+)
 
 // parityExamples are the examples of parityCommands, for the reference.
 func parityExamples(_ rpcproto.PiModel) map[string]example {
@@ -9,5 +13,10 @@ func parityExamples(_ rpcproto.PiModel) map[string]example {
 			ParentSessionID: "01JD5ZQ8", Workspace: "/home/me/proj", LastSeq: 13}},
 		"get_fork_messages": {`"req_41"`, rpcproto.Empty{}, rpcproto.ForkMessages{Messages: []rpcproto.ForkMessage{
 			{EntryID: "2", Text: "add a hello world main.go", Seq: 2, Turn: 1}, {EntryID: "14", Text: "now add a flag for the port", Seq: 14, Turn: 2}}}},
+		"set_session_settings": {`"req_42"`, rpcproto.SessionSettingsRequest{ExplorerModel: ptr("qwen3:1.7b"), SensitiveFilePatterns: json.RawMessage(`{"**/*.env":"ask","**":"auto"}`)},
+			rpcproto.SessionSettingsResult{SessionID: "01JD5ZQ8", ExplorerModel: "qwen3:1.7b",
+				SensitiveFilePatterns: []rpcproto.FileRule{{Pattern: "**/*.env", Action: "ask"}, {Pattern: "**", Action: "auto"}}}},
 	}
 }
+
+func ptr[T any](v T) *T { return &v }
