@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/olly-agent/olly/internal/config"
+	"github.com/olly-agent/olly/internal/event"
 )
 
 // Continuation strategies (agent.continuationStrategy): how much the
@@ -36,7 +37,7 @@ type Config struct {
 	// Modes holds the modes with settings of their own (chatMode,
 	// planMode): their turns use those instead of Model, Temperature
 	// and MaxTokens (modesettings.go).
-	Modes map[string]ModeConfig
+	Modes map[event.Mode]ModeConfig
 	// MaxContextWindow is agent.maxContextWindow, the cap on num_ctx
 	// (default 65536).
 	MaxContextWindow int

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/olly-agent/olly/internal/config"
+	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
 	"github.com/olly-agent/olly/internal/session"
 )
@@ -19,18 +20,19 @@ func TestModeSettingsReachTheRequest(t *testing.T) {
 	cfg := ConfigFrom(s)
 	cfg.Model, cfg.Classify = testModel, false
 	tests := []struct {
-		mode, promptModel string
-		model             string
-		temp              float64
-		predict           int
+		mode        event.Mode
+		promptModel string
+		model       string
+		temp        float64
+		predict     int
 	}{
-		{ModeChat, "", "chatty", 0.7, 2048},
-		{ModeChat, testModel, testModel, 0.7, 2048}, // the prompt's own model wins
-		{ModePlan, "", testModel, 0.5, 4096},        // planMode.model unset: the session's
-		{ModeExplore, "", testModel, 0.4, 8192},
+		{event.ModeChat, "", "chatty", 0.7, 2048},
+		{event.ModeChat, testModel, testModel, 0.7, 2048}, // the prompt's own model wins
+		{event.ModePlan, "", testModel, 0.5, 4096},        // planMode.model unset: the session's
+		{event.ModeExplore, "", testModel, 0.4, 8192},
 	}
 	for _, tt := range tests {
-		t.Run(tt.mode+"/"+tt.promptModel, func(t *testing.T) {
+		t.Run(string(tt.mode)+"/"+tt.promptModel, func(t *testing.T) {
 			h := newModeHarness(t, modeOpt{cfg: cfg, extra: map[string][]string{"chatty": {"completion", "tools"}}})
 			h.srv.Enqueue(llmtest.Reply(llmtest.Text("# Plan\n1. do it [TASK_COMPLETE]")))
 			res, err := h.svc.Prompt(context.Background(), h.sess.ID, session.PromptInput{Text: "how?", Mode: tt.mode, Model: tt.promptModel})
