@@ -49,6 +49,8 @@ type doctorOptions struct {
 	// ProbeLSP starts a language server to see that it works (nil: start
 	// it for real).
 	ProbeLSP func(ctx context.Context, s lsp.Server, lookPath func(string) (string, error)) lsp.ProbeResult
+	// Workspace is the workspace whose MCP servers are checked (nil: none).
+	Workspace func() (string, error)
 }
 
 func newDoctorCmd(f *Factory) *cobra.Command {
@@ -59,7 +61,8 @@ func newDoctorCmd(f *Factory) *cobra.Command {
 				return config.Paths{}, err
 			}
 			return config.ResolvePaths(lo)
-		}}
+		},
+		Workspace: func() (string, error) { return app.Workspace(f.Flags.Cwd) }}
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the model server, models, language servers and data directory",
@@ -91,6 +94,7 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 	checks = append(checks, toolChecks(opts)...)
 	checks = append(checks, sandboxCheck(cfg))
 	checks = append(checks, languageServerChecks(ctx, opts, cfg)...)
+	checks = append(checks, mcpChecks(ctx, opts, cfg)...)
 	if err := printChecks(opts, checks); err != nil {
 		return err
 	}

@@ -109,6 +109,7 @@ Exit status in print mode: 0 the agent finished, 1 it failed or stopped short,
 		newLSPCmd(f),
 		newServeCmd(f),
 		newHooksCmd(f),
+		newMCPCmd(f),
 	)
 	return root
 }

@@ -151,6 +151,7 @@ func TestTerminalQuestionForms(t *testing.T) {
 		{"no with reason", "maybe\nn\nuse make test\n", event.ApprovalRequested{Kind: event.ApprovalCommand, Command: "make"}, false, "", "use make test"},
 		{"edit", "e\nmake test\n", event.ApprovalRequested{Kind: event.ApprovalCommand, Command: "make"}, true, "make test", ""},
 		{"edit is not offered for files", "e\ny\n", event.ApprovalRequested{Kind: event.ApprovalFileEdit, FilePath: ".env", Diff: "-a\n+b\n"}, true, "", ""},
+		{"tool call", "y\n", event.ApprovalRequested{Kind: event.ApprovalTool, Tool: "mcp__gh__create_issue", Arguments: `{"title":"x"}`}, true, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,6 +164,9 @@ func TestTerminalQuestionForms(t *testing.T) {
 			}
 			if ans.Approve != tt.approve || ans.Command != tt.command || ans.Reason != tt.reason {
 				t.Fatalf("answer %+v", ans)
+			}
+			if tt.req.Tool != "" && !strings.Contains(rw.out.String(), "olly wants to call: "+tt.req.Tool) {
+				t.Errorf("the question does not name the tool:\n%s", rw.out.String())
 			}
 			// Drain the reader so its goroutine ends.
 			for range term.lines {

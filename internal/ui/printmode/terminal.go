@@ -70,6 +70,8 @@ func (t *terminal) ask(ctx context.Context, s style, p event.ApprovalRequested) 
 		if p.Diff != "" {
 			fmt.Fprintln(t.w, colourDiff(s, p.Diff))
 		}
+	case event.ApprovalTool:
+		fmt.Fprintf(t.w, "%s %s %s\n", s.bold("olly wants to call:"), p.Tool, p.Arguments)
 	default:
 		fmt.Fprintf(t.w, "%s %s\n", s.bold("olly wants access to:"), p.FilePath)
 	}

@@ -67,6 +67,8 @@ func (a *approvals) card(m *Model) []string {
 		title += "this command?"
 	case event.ApprovalFileEdit:
 		title += "this edit?"
+	case event.ApprovalTool:
+		title += "this tool call?"
 	default:
 		title += "this?"
 	}
@@ -95,6 +97,9 @@ func (a *approvals) card(m *Model) []string {
 	}
 	if p.Sandbox != nil {
 		body = append(body, sandboxLine(st, p.Sandbox))
+	}
+	if p.Tool != "" {
+		body = append(body, st.accent.Render("tool: ")+oneLine(p.Tool)+" "+st.muted.Render(oneLine(p.Arguments)))
 	}
 	if p.FilePath != "" {
 		body = append(body, st.muted.Render("file: ")+oneLine(p.FilePath))
