@@ -9,6 +9,7 @@ import (
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
+	"github.com/olly-agent/olly/internal/tools"
 )
 
 // systemOf returns the system message of a request the fake received.
@@ -79,4 +80,47 @@ func TestNoInstructions(t *testing.T) {
 			t.Errorf("usage %+v", u.Categories)
 		}
 	}
+}
+
+// A skill's body reaches the model only when it asks: the prompt lists
+// the name and description, and the skill tool's result carries the body.
+func TestSkillBodyLoadsOnlyWhenAsked(t *testing.T) {
+	paths(t, func(t *testing.T, native bool) {
+		h := newHarness(t, native, harnessOpt{tools: []tools.Tool{tools.Skill{}}, cfg: Config{Tools: []string{"write_file"}}})
+		h.write(".olly/skills/release/SKILL.md", "---\nname: release\ndescription: Cut a release of the project\n---\nSECRET STEPS: bump the version, tag, push.\n")
+		h.srv.Enqueue(
+			llmtest.Reply(llmtest.Text("Hello. [TASK_COMPLETE]")),
+			llmtest.Reply(h.call("skill", `{"name": "release"}`)),
+			llmtest.Reply(llmtest.Text("Released. [TASK_COMPLETE]")),
+		)
+		h.prompt("say hello")
+		h.prompt("cut a release")
+		chats := h.chats()
+		if len(chats) != 3 {
+			t.Fatalf("%d requests", len(chats))
+		}
+		for i, r := range chats {
+			sys := systemOf(t, r)
+			if !strings.Contains(sys, "- release: Cut a release of the project") {
+				t.Errorf("request %d: the skill is not listed:\n%s", i+1, sys)
+			}
+			if strings.Contains(sys, "SECRET STEPS") {
+				t.Errorf("request %d: the body is in the system prompt", i+1)
+			}
+		}
+		body := func(r *llmtest.Request) bool {
+			for _, m := range r.Messages {
+				if strings.Contains(m.Content, "SECRET STEPS") {
+					return true
+				}
+			}
+			return false
+		}
+		if body(chats[0]) || body(chats[1]) {
+			t.Error("the body was sent before the model asked for it")
+		}
+		if !body(chats[2]) {
+			t.Error("the skill tool's result did not carry the body")
+		}
+	})
 }

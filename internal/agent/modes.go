@@ -48,8 +48,9 @@ type routing struct {
 	// scratch is the session's scratch directory ("" when none).
 	scratch string
 	// instructions is the block of instruction files (AGENTS.md…), every
-	// mode (extend.go).
+	// mode; skills the list of skills, names and descriptions (extend.go).
 	instructions string
+	skills       string
 }
 
 // ids is the run's id base.
@@ -159,11 +160,11 @@ func (r *run) route(ctx context.Context, m mode) {
 	if m.maxIter > 0 && m.maxIter < r.cfg.MaxIterations {
 		r.cfg.MaxIterations = m.maxIter
 	}
-	r.offer(r.withTodos(m.toolNames(r.cfg, r.depth)))
+	r.loadExtensions() // extend.go: instruction files, skills
+	r.offer(r.withSkill(r.withTodos(m.toolNames(r.cfg, r.depth))))
 	if !m.orchestrator {
 		r.project = r.a.projectContext(ctx, r.t.SessionID, r.t.Workspace)
 	}
-	r.loadExtensions() // extend.go: instruction files, skills
 	r.gates.answerEnds = m.answerEnds
 	switch {
 	case m.readOnly:

@@ -73,6 +73,9 @@ type promptData struct {
 	// Instructions is the block of instruction files (AGENTS.md…), in
 	// every mode's prompt.
 	Instructions string
+	// Skills lists the skills by name and description (the skill tool
+	// loads the rest).
+	Skills string
 }
 
 type promptTool struct {
@@ -86,7 +89,7 @@ func (r *run) systemPrompt() (string, error) {
 		Native: r.format == session.FormatNative, Has: r.offered, MaxIterations: r.cfg.MaxIterations,
 		Mode: string(r.mode.name), Intent: r.intent(), Subagent: r.depth > 0, Focus: r.hint, Words: subagentWords,
 		Security: r.mode.security, Project: r.project, Scratch: r.scratch,
-		Instructions: r.instructions}
+		Instructions: r.instructions, Skills: r.skills}
 	d.Delegates = r.offered[tools.SubagentTool] && !r.offered["read_file"]
 	for _, n := range lspTools() {
 		d.LSP = d.LSP || r.offered[n]
