@@ -98,7 +98,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	// run_subagent (the orchestrator's delegation) is registered with the
 	// others; the agent runs its sub-agents (tools.Env.Subagents).
 	registered := append(tools.Core(), tools.LSP(nil, changedFiles{a.Store})...)
-	registered = append(registered, tools.TodoWrite{}, tools.TodoRead{}) // the agent's todo list (todo.go)
+	registered = append(registered, tools.TodoWrite{}, tools.TodoRead{})              // the agent's todo list (todo.go)
 	registered = append(registered, tools.Skill{UserDir: a.Config.Paths().ConfigDir}) // skills, loaded when the model asks
 	if a.Tools, err = tools.NewRegistry(append(registered, tools.Subagent{})...); err != nil {
 		return nil, err
