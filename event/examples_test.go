@@ -16,7 +16,15 @@ func examples() []example {
 	yes := true
 	return []example{
 		{TurnStarted{Mode: "agent", Model: "qwen3:8b", Dispatch: &Dispatch{Intent: IntentCreate, NeedsWrite: true, Confidence: 0.85, Reasoning: "asks for a new file"}}, "The agent starts working on a prompt (dispatch: how an agent-mode prompt was classified)."},
-		{UserMessage{Text: "add a hello world main.go", Attachments: []Attachment{{Path: "go.mod", Content: "module x\n"}}}, "The person's prompt; also the conversation entry the model sees. `steering: true` marks a message sent into the running turn (read between two iterations; part of that turn, not a branch point)."},
+		{UserMessage{Text: "add a hello world main.go like @shot.png", Attachments: []Attachment{{Path: "go.mod", Content: "module x\n"},
+			{Path: "shot.png", Image: &ImageRef{MimeType: "image/png", SHA256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08", Size: 48213}}}},
+			"The person's prompt; also the conversation entry the model sees. `steering: true` marks a message sent into the running turn (read between two iterations; part of that turn, not a branch point).\n\n" +
+				"An attached image (`@shot.png`, or pi's image content on an RPC `prompt`, `steer` or `follow_up`, named `image 1`, `image 2`…) carries an `image` reference — type, SHA-256 and size — and no bytes. " +
+				"Before the `user_message` is recorded, the session service stores the bytes once, keyed by their SHA-256, in the store's `images` table (migration 0008); the conversation loads them by hash when it builds a request for a model, " +
+				"so a resumed, branched or forked session sends the same images, while live frames, RPC events, `olly sessions show` and exports carry only the reference (exports print name, type, size and hash prefix). " +
+				"The type is read from the bytes (PNG, JPEG, GIF or WebP, at most 10 MB); anything else is a warning and the prompt goes on without it. " +
+				"A model whose server reports no `vision` capability fails the turn with an error naming the models that have it (the models table); the prompt stays in the log and the prompt history, and later turns on such a model leave earlier images out with a note. " +
+				"Servers that report no capabilities (OpenAI-compatible, not Ollama) are sent the images. Images are not yet removed from the table when their sessions are deleted."},
 		{TextDelta{Iteration: 1, Text: "I'll create"}, "Streamed assistant text (ephemeral; append to the current block)."},
 		{ThinkingDelta{Iteration: 1, Text: "The user wants"}, "Streamed reasoning (ephemeral)."},
 		{ThinkingBlock{Iteration: 1, Content: "The user wants a main.go.", DurationMs: 1800}, "One iteration's reasoning, shown collapsed."},

@@ -1,8 +1,6 @@
 package rpcproto
 
 import (
-	"encoding/json"
-
 	"github.com/olly-agent/olly/event"
 )
 
@@ -21,14 +19,21 @@ type PromptRequest struct {
 	StreamingBehavior string `json:"streamingBehavior,omitempty" doc:"while a prompt runs: steer (the running turn reads it at its next step) or followUp (runs as the next turn); without it a busy session refuses the prompt"`
 	Mode              string `json:"mode,omitempty" doc:"run this prompt in a mode (agent, plan, review, …) instead of the session's"`
 	Model             string `json:"model,omitempty" doc:"run this prompt with another model"`
-	// Images are pi's image attachments, which olly does not take yet.
-	Images json.RawMessage `json:"images,omitempty" doc:"not supported: a non-empty list is refused"`
+	// Images are pi's image content, attached for models with vision.
+	Images []ImageContent `json:"images,omitempty" doc:"pi's image content, attached to the prompt for a model with the vision capability (a model without it fails the turn with an error naming one that has it); PNG, JPEG, GIF or WebP, at most 10 MB each"`
+}
+
+// ImageContent is an image of a prompt, as pi sends it.
+type ImageContent struct {
+	Type     string `json:"type" doc:"\"image\""`
+	Data     string `json:"data" doc:"the image, base64"`
+	MimeType string `json:"mimeType" doc:"image/png, image/jpeg, image/gif or image/webp (olly checks it against the bytes)"`
 }
 
 // MessageRequest is steer and follow_up.
 type MessageRequest struct {
-	Message string          `json:"message" rpc:"required" doc:"the message"`
-	Images  json.RawMessage `json:"images,omitempty" doc:"not supported: a non-empty list is refused"`
+	Message string         `json:"message" rpc:"required" doc:"the message"`
+	Images  []ImageContent `json:"images,omitempty" doc:"pi's image content, as on prompt"`
 }
 
 // PromptResult answers prompt, steer and follow_up. Queued says what

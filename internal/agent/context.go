@@ -120,6 +120,9 @@ func (r *run) userMessage(in session.PromptInput) (event.UserMessage, []string) 
 		msg.Attachments = append(msg.Attachments, att.Attachment)
 		blocks = append(blocks, att.block)
 	}
+	atts, imgBlocks := promptImages(in)
+	msg.Attachments = append(msg.Attachments, atts...)
+	blocks = append(blocks, imgBlocks...)
 	if len(blocks) > 0 {
 		msg.Content = strings.Join(blocks, "\n\n") + "\n\n" + in.Text
 	}
@@ -151,6 +154,9 @@ func (r *run) attach(m mention) (attachment, bool, error) {
 		return attachment{}, false, fmt.Errorf("cannot attach @%s: it is a directory; attach files in it, or ask the agent to list it", m.path)
 	case !p.Info.Mode().IsRegular():
 		return attachment{}, false, fmt.Errorf("cannot attach @%s: it is not a regular file", m.path)
+	}
+	if isImagePath(p.Rel) {
+		return r.attachImage(p.Rel, p.Abs, p.Info.Size())
 	}
 	data, err := readHead(p.Abs, maxAttachRead)
 	if err != nil {

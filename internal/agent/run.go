@@ -43,6 +43,9 @@ type Deps struct {
 	// Log receives what the person is not shown (a compaction that
 	// failed, stored session memory that was invalid); nil discards it.
 	Log *slog.Logger
+	// VisionModels names the models that can read images, for the error
+	// a prompt with images gets on a model that cannot (images.go).
+	VisionModels VisionModels
 }
 
 // Agent runs agent-mode turns. It is safe for concurrent use by several
@@ -59,6 +62,7 @@ type Agent struct {
 	prompts  *template.Template
 	project  projectCache // project context per session (projectctx.go)
 	log      *slog.Logger // compaction and memory problems (compact_state.go)
+	vision   VisionModels
 
 	mu     sync.Mutex
 	models map[string]*llm.ModelDetails
@@ -85,7 +89,7 @@ func New(d Deps) (*Agent, error) {
 		return nil, err
 	}
 	a := &Agent{provider: d.Provider, tools: d.Tools, cfg: d.Config.withDefaults(), toolEnv: d.ToolEnv,
-		diag: d.Diagnostics, clock: d.Clock, goos: d.GOOS, shell: d.Shell, prompts: prompts, log: d.Log,
+		diag: d.Diagnostics, clock: d.Clock, goos: d.GOOS, shell: d.Shell, prompts: prompts, log: d.Log, vision: d.VisionModels,
 		models: map[string]*llm.ModelDetails{}, warned: map[string]bool{}}
 	if a.clock == nil {
 		a.clock = realClock{}
@@ -107,6 +111,7 @@ type run struct {
 	format  session.Format
 	numCtx  int
 	think   *llm.Think
+	vision  bool // the model reads images
 	system  string
 	specs   []llm.Tool      // offered to the model
 	offered map[string]bool // their names
@@ -219,7 +224,15 @@ func (r *run) begin(ctx context.Context) bool {
 		}
 		return false
 	}
+	// A server that reports no capabilities (OpenAI-compatible, not
+	// Ollama) gets the images: it answers for itself.
 	r.numCtx, r.think = r.cfg.numCtx(r.model, d), r.cfg.think(d)
+	r.vision = d.Capabilities.Vision || !d.Capabilities.Known
+	if hasImages(r.user) && !r.vision {
+		// The prompt stays in the log and the prompt history.
+		r.fail(ctx, r.noVision(ctx))
+		return false
+	}
 	r.format = session.FormatNative
 	if !d.Capabilities.Tools {
 		r.format = session.FormatText
@@ -290,6 +303,9 @@ func (r *run) request() *llm.ChatRequest {
 	for _, m := range history {
 		m.Thinking = "" // never reasoning in history (seed pitfall #12)
 		msgs = append(msgs, m)
+	}
+	if !r.vision {
+		dropImages(msgs) // images of earlier prompts, for a model that cannot read them
 	}
 	// truncate false: a prompt over num_ctx is refused (and compacted,
 	// compact.go), never cut silently by the server.

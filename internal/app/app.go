@@ -118,6 +118,8 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		ToolEnv:  a.toolEnv,
 		Shell:    "bash",
 		Log:      a.Log,
+		// A prompt with images on a model without vision names these.
+		VisionModels: a.visionModels,
 	})
 	if err != nil {
 		return nil, err

@@ -18,6 +18,7 @@ type (
 	ApprovalResolved    = event.ApprovalResolved
 	AssistantMessage    = event.AssistantMessage
 	Attachment          = event.Attachment
+	ImageRef            = event.ImageRef
 	ChangedFile         = event.ChangedFile
 	CommandSandbox      = event.CommandSandbox
 	Compaction          = event.Compaction

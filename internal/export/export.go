@@ -86,6 +86,9 @@ func mark(status string) string {
 // attachmentName names an attachment with its line range.
 func attachmentName(a event.Attachment) string {
 	switch {
+	case a.Image != nil:
+		// The bytes are in the store by hash (docs/events.md).
+		return fmt.Sprintf("%s (%s image, %d bytes, sha256 %.12s)", a.Path, a.Image.MimeType, a.Image.Size, a.Image.SHA256)
 	case a.StartLine > 0 && a.EndLine > a.StartLine:
 		return fmt.Sprintf("%s:L%d-L%d", a.Path, a.StartLine, a.EndLine)
 	case a.StartLine > 0:

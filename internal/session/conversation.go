@@ -53,6 +53,8 @@ type entry struct {
 	text string
 	// control is the control message kind.
 	control string
+	// images are a user message's images (bytes loaded on first use).
+	images []event.ImageRef
 	// toolName and callID identify a result.
 	toolName, callID string
 	// calls are an assistant message's tool calls; own is the text the
@@ -68,6 +70,8 @@ type Conversation struct {
 	mu      sync.Mutex
 	entries []entry
 	lastSeq int64 // the highest seq applied
+	// loader reads the bytes of images the log refers to (images.go).
+	loader ImageLoader
 }
 
 // NewConversation returns an empty conversation.
@@ -89,7 +93,7 @@ func (c *Conversation) Apply(ev event.Event) {
 	var e entry
 	switch p := ev.Data.(type) {
 	case event.UserMessage:
-		e = entry{kind: entryUser, text: p.Content}
+		e = entry{kind: entryUser, text: p.Content, images: userImages(p)}
 		if e.text == "" {
 			e.text = p.Text
 		}
@@ -178,13 +182,14 @@ func (c *Conversation) Len() int {
 func (c *Conversation) Messages(f Format) []llm.Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return render(c.entries, f, false).out
+	r := render(c.entries, f, false, c.images)
+	return r.out
 }
 
 // render turns entries into messages; with track, the renderer also
 // records which entry each message starts with.
-func render(entries []entry, f Format, track bool) *renderer {
-	r := &renderer{format: f, out: make([]llm.Message, 0, len(entries)+2), track: track, pendFrom: -1, lastAssistant: -1}
+func render(entries []entry, f Format, track bool, images func(*entry) ([][]byte, string)) *renderer {
+	r := &renderer{format: f, out: make([]llm.Message, 0, len(entries)+2), track: track, pendFrom: -1, lastAssistant: -1, images: images}
 	for i := range entries {
 		if entries[i].kind == entryAssistant {
 			r.lastAssistant = i

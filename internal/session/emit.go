@@ -48,6 +48,12 @@ func (s *Service) emit(ctx context.Context, sessionID string, turn int, p event.
 		}
 		return ev, nil
 	}
+	if um, ok := p.(event.UserMessage); ok {
+		// The images' bytes first: the log keeps their references.
+		if err := s.storeImages(ctx, um); err != nil {
+			return ev, fmt.Errorf("record %s event: %w", p.EventType(), err)
+		}
+	}
 	data, err := json.Marshal(p)
 	if err != nil {
 		return ev, fmt.Errorf("encode %s event: %w", p.EventType(), err)

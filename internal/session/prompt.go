@@ -136,7 +136,9 @@ func (s *Service) newTurn(sess *store.Session, ws *workspace.Workspace, in Promp
 		number = max(number, ev.Turn)
 	}
 	number++
-	t := &Turn{SessionID: sess.ID, Number: number, Workspace: ws, Input: in, History: BuildConversation(evs),
+	history := BuildConversation(evs)
+	history.SetImageLoader(s.imageLoader())
+	t := &Turn{SessionID: sess.ID, Number: number, Workspace: ws, Input: in, History: history,
 		Mode: firstNonEmpty(in.Mode, event.Mode(sess.Mode), event.ModeAgent), Model: firstNonEmpty(in.Model, sess.Model),
 		ExplorerModel: sess.ExplorerModel, Memory: sess.SessionMemory}
 	// Tools may emit from their own goroutines, hence the atomics.

@@ -42,6 +42,8 @@ type renderer struct {
 	from     []int
 	pendFrom int
 	openFrom int
+	// images loads a user entry's images (nil: none are sent).
+	images func(*entry) ([][]byte, string)
 }
 
 // push appends a message that starts with entry i.
@@ -64,7 +66,13 @@ func (r *renderer) add(i int, e *entry) {
 	switch e.kind {
 	case entryUser:
 		r.flush()
-		r.push(llm.Message{Role: llm.RoleUser, Content: e.text}, i)
+		m := llm.Message{Role: llm.RoleUser, Content: e.text}
+		if len(e.images) > 0 && r.images != nil {
+			var note string
+			m.Images, note = r.images(e)
+			m.Content += note
+		}
+		r.push(m, i)
 	case entrySummary:
 		r.flush()
 		r.push(llm.Message{Role: llm.RoleUser, Content: summaryIntro + e.text}, i)

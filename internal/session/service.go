@@ -202,7 +202,9 @@ func (s *Service) Conversation(ctx context.Context, id string) (*Conversation, e
 	if err != nil {
 		return nil, err
 	}
-	return BuildConversation(evs), nil
+	c := BuildConversation(evs)
+	c.SetImageLoader(s.imageLoader())
+	return c, nil
 }
 
 // workspace returns the session's workspace, kept for the life of the

@@ -20,6 +20,9 @@ type PromptInput struct {
 	Mode event.Mode
 	// Model overrides the session's model for this turn.
 	Model string
+	// Images are attached to the prompt besides its @image mentions (RPC
+	// image content): MimeType and Data set (NewImageRef).
+	Images []event.ImageRef
 	// FromPlan is the turn whose plan this prompt implements
 	// (ImplementPlan sets it): the runner does not classify the prompt,
 	// since the plan already decided what to do.

@@ -312,5 +312,18 @@ func capabilityError(m *model, req *Request, ep endpoint) string {
 		}
 		return m.fullName() + " does not support " + c
 	}
+	if hasImages {
+		// A vision model decodes what it gets: bytes that are no image
+		// are refused.
+		imgs := slices.Clone(req.Images)
+		for _, msg := range req.Messages {
+			imgs = append(imgs, msg.Images...)
+		}
+		for _, img := range imgs {
+			if err := checkImage(img); err != nil {
+				return err.Error()
+			}
+		}
+	}
 	return ""
 }

@@ -240,7 +240,27 @@ func decodeDataURL(u string) ([]byte, error) {
 	if !ok || !strings.HasSuffix(meta, ";base64") {
 		return nil, fmt.Errorf("image data URL is not base64")
 	}
-	return base64.StdEncoding.DecodeString(data)
+	if mt := strings.TrimSuffix(meta, ";base64"); !imageTypes[mt] {
+		return nil, fmt.Errorf("image data URL of type %q: want image/png, image/jpeg, image/gif or image/webp", mt)
+	}
+	img, err := base64.StdEncoding.DecodeString(data)
+	if err != nil {
+		return nil, fmt.Errorf("image data URL: %v", err)
+	}
+	return img, nil
+}
+
+// imageTypes are the image types vision models decode.
+var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// checkImage refuses bytes that are no image a vision model decodes (the
+// servers answer 400: Ollama "illegal base64 data" or "unknown format",
+// OpenAI "Invalid image").
+func checkImage(img []byte) error {
+	if t := http.DetectContentType(img); !imageTypes[t] {
+		return fmt.Errorf("invalid image input: %d bytes of %s", len(img), t)
+	}
+	return nil
 }
 
 // estimateTokens is the default prompt count: a quarter of the characters.

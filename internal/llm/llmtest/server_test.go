@@ -252,7 +252,11 @@ func TestCapabilityChecks(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.AddModel("plain:1b", llmtest.Caps("completion"))
 	srv.AddModel("embed:1b", llmtest.Caps("embedding"))
+	srv.AddModel("vision:1b", llmtest.Caps("completion", "vision"))
 	cases := []struct{ path, body, want string }{
+		// A vision model refuses bytes that are no image, in both dialects.
+		{"/api/chat", `{"model":"vision:1b","messages":[{"role":"user","content":"a","images":["aW1n"]}]}`, `invalid image input: 3 bytes of text/plain; charset=utf-8`},
+		{"/v1/chat/completions", `{"model":"vision:1b","messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,aW1n"}}]}]}`, `invalid image input: 3 bytes of text/plain; charset=utf-8`},
 		{"/api/chat", `{"model":"plain:1b","messages":[{"role":"user","content":"a"}],"tools":[{"type":"function","function":{"name":"f"}}]}`, `registry.ollama.ai/library/plain:1b does not support tools`},
 		{"/api/chat", `{"model":"plain:1b","messages":[{"role":"user","content":"a"}],"think":true}`, `"plain:1b" does not support thinking`},
 		{"/api/generate", `{"model":"plain:1b","prompt":"a","suffix":"b"}`, `registry.ollama.ai/library/plain:1b does not support insert`},

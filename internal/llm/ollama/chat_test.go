@@ -215,12 +215,15 @@ func TestGenerateWithImagesAndThinking(t *testing.T) {
 	srv := wiretest.NewServer(t)
 	srv.Enqueue(llmtest.Reply(llmtest.Thinking("looking"), llmtest.Text("a cat")))
 	c, _ := newClient(t, srv)
-	chunks := wiretest.Generate(t, c, &llm.GenerateRequest{Model: model, Prompt: "what is it?", Images: [][]byte{[]byte("img")}, Think: &llm.Think{Level: "low"}})
+	chunks := wiretest.Generate(t, c, &llm.GenerateRequest{Model: model, Prompt: "what is it?", Images: [][]byte{[]byte(pngMagic)}, Think: &llm.Think{Level: "low"}})
 	if chunks[0].Thinking != "looking" || chunks[1].Response != "a cat" {
 		t.Errorf("chunks %+v", chunks)
 	}
 	got := srv.LastRequest("/api/generate")
-	if string(got.Fields["think"]) != `"low"` || len(got.Images) != 1 || string(got.Images[0]) != "img" {
+	if string(got.Fields["think"]) != `"low"` || len(got.Images) != 1 || string(got.Images[0]) != pngMagic {
 		t.Errorf("server saw think %s images %q", got.Fields["think"], got.Images)
 	}
 }
+
+// pngMagic is enough of a PNG for the fake server's image check.
+const pngMagic = "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"

@@ -2,7 +2,7 @@ package rpc
 
 import (
 	"context"
-	"encoding/json"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
@@ -39,7 +39,8 @@ func promptCommands() []*command {
 }
 
 func runPrompt(ctx context.Context, s *Server, c *call, req rpcproto.PromptRequest) (rpcproto.PromptResult, error) {
-	if err := noImages(req.Images); err != nil {
+	images, err := promptImages(req.Images)
+	if err != nil {
 		return rpcproto.PromptResult{}, err
 	}
 	when, err := busyBehaviour(req.StreamingBehavior)
@@ -50,14 +51,15 @@ func runPrompt(ctx context.Context, s *Server, c *call, req rpcproto.PromptReque
 	if mode != "" && !slices.Contains(session.Modes(), mode) {
 		return rpcproto.PromptResult{}, fmt.Errorf("field mode: %q is not a mode; use one of %s", req.Mode, session.ModeList())
 	}
-	return s.submit(ctx, c, session.PromptInput{Text: req.Message, Mode: mode, Model: req.Model}, when)
+	return s.submit(ctx, c, session.PromptInput{Text: req.Message, Mode: mode, Model: req.Model, Images: images}, when)
 }
 
 func (s *Server) message(ctx context.Context, c *call, req rpcproto.MessageRequest, when session.WhenBusy) (rpcproto.PromptResult, error) {
-	if err := noImages(req.Images); err != nil {
+	images, err := promptImages(req.Images)
+	if err != nil {
 		return rpcproto.PromptResult{}, err
 	}
-	return s.submit(ctx, c, session.PromptInput{Text: req.Message}, when)
+	return s.submit(ctx, c, session.PromptInput{Text: req.Message, Images: images}, when)
 }
 
 // busyBehaviour reads streamingBehavior.
@@ -73,12 +75,28 @@ func busyBehaviour(v string) (session.WhenBusy, error) {
 	return "", fmt.Errorf("field streamingBehavior: %q is not steer or followUp", v)
 }
 
-func noImages(raw json.RawMessage) error {
-	t := strings.TrimSpace(string(raw))
-	if t == "" || t == "null" || t == "[]" {
-		return nil
+// promptImages decodes pi's image content. The type is read from the
+// bytes: a mimeType that does not match them is refused.
+func promptImages(in []rpcproto.ImageContent) ([]event.ImageRef, error) {
+	var out []event.ImageRef
+	for i, img := range in {
+		if img.Type != "image" {
+			return nil, fmt.Errorf("field images[%d].type: %q is not \"image\"", i, img.Type)
+		}
+		data, err := base64.StdEncoding.DecodeString(strings.TrimSpace(img.Data))
+		if err != nil {
+			return nil, fmt.Errorf("field images[%d].data: not base64: %v", i, err)
+		}
+		mime, err := session.ImageType(data)
+		if err != nil {
+			return nil, fmt.Errorf("field images[%d]: %v", i, err)
+		}
+		if img.MimeType != "" && !strings.EqualFold(img.MimeType, mime) {
+			return nil, fmt.Errorf("field images[%d].mimeType: %q, but the data is %s", i, img.MimeType, mime)
+		}
+		out = append(out, session.NewImageRef(mime, data))
 	}
-	return errors.New("field images: olly does not take images yet; attach files with @path in the message instead")
+	return out, nil
 }
 
 // submit hands a message to the session service: it runs now (in the

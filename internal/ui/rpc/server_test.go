@@ -48,7 +48,10 @@ func TestBadInputGetsErrorsAndServerKeepsReading(t *testing.T) {
 		{"missing required field", `{"id":"a5","type":"approve"}`, `"a5"`, "approve", "missing field approvalId"},
 		{"blank required field", `{"id":"a6","type":"prompt","message":"   "}`, `"a6"`, "prompt", "missing field message"},
 		{"bad enum", `{"id":"a7","type":"prompt","message":"x","streamingBehavior":"later"}`, `"a7"`, "prompt", "not steer or followUp"},
-		{"images refused", `{"id":"a8","type":"steer","message":"x","images":[{"type":"image"}]}`, `"a8"`, "steer", "does not take images"},
+		{"empty image refused", `{"id":"a8","type":"steer","message":"x","images":[{"type":"image"}]}`, `"a8"`, "steer", "the image is empty"},
+		{"image not base64", `{"id":"c1","type":"prompt","message":"x","images":[{"type":"image","data":"!!","mimeType":"image/png"}]}`, `"c1"`, "prompt", "images[0].data: not base64"},
+		{"image of another type", `{"id":"c2","type":"prompt","message":"x","images":[{"type":"text","data":""}]}`, `"c2"`, "prompt", `images[0].type: "text" is not "image"`},
+		{"image that is text", `{"id":"c3","type":"prompt","message":"x","images":[{"type":"image","data":"aGVsbG8=","mimeType":"image/png"}]}`, `"c3"`, "prompt", "not a PNG, JPEG, GIF or WebP image"},
 		{"not pending", `{"id":"a9","type":"approve","approvalId":"ap_nope"}`, `"a9"`, "approve", "no such pending request"},
 		{"line over the cap", `{"id":"b1","type":"prompt","message":"` + strings.Repeat("x", 5000) + `"}`, "", "parse", "line longer than 4096 bytes"},
 	}

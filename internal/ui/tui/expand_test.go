@@ -100,3 +100,15 @@ func eventUser(text string) event.Payload { return event.UserMessage{Text: text}
 func eventAnswer(text string) event.Payload {
 	return event.AssistantMessage{Iteration: 1, Text: text}
 }
+
+func TestImageAttachmentShown(t *testing.T) {
+	s := &script{}
+	s.add(1, event.TurnStarted{Mode: "agent"}).
+		add(1, event.UserMessage{Text: "what is in @shot.png?", Attachments: []event.Attachment{
+			{Path: "shot.png", Image: &event.ImageRef{MimeType: "image/png", SHA256: strings.Repeat("a", 64), Size: 48213}}}})
+	m := newModel(90, 20, Deps{})
+	m.Update(history(s))
+	if scr := ansi.Strip(m.Render()); !strings.Contains(scr, "@ shot.png · image/png image, 47 KB") {
+		t.Errorf("the image attachment is not shown:\n%s", scr)
+	}
+}

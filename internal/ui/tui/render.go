@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/timeline"
 )
 
@@ -80,7 +81,11 @@ func (r *renderer) user(it *timeline.Item) []string {
 		out = append(out, p+r.st.user.UnsetBold().Render(l))
 	}
 	for _, a := range it.Attachments {
-		out = append(out, "  "+r.st.muted.Render("@ "+oneLine(a.Path)))
+		label := "@ " + oneLine(a.Path)
+		if a.Image != nil {
+			label += " · " + oneLine(a.Image.MimeType) + " image, " + session.ByteSize(a.Image.Size)
+		}
+		out = append(out, "  "+r.st.muted.Render(label))
 	}
 	return append(out, "")
 }
