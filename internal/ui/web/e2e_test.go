@@ -76,6 +76,14 @@ func TestBrowserRun(t *testing.T) {
 	if pos != "change 1 of 2" {
 		t.Errorf("review position %q, want change 1 of 2", pos)
 	}
+	// Side by side: the old line left of the new one, with line numbers,
+	// in the review (approval cards: render_test.go); then back.
+	run(t, browser, chromedp.Click("#diff-mode"), chromedp.WaitVisible(`#review .hunk[data-hunk="1"] table.diff.split`))
+	row := value(t, browser, chromedp.Evaluate[string](`[...document.querySelectorAll('#review .hunk[data-hunk="1"] table.diff.split tr')].find((r) => r.querySelector("td.del"))?.innerText`))
+	if row != "1\ta\t1\tA" {
+		t.Errorf("side-by-side row %q, want 1 a | 1 A", row)
+	}
+	run(t, browser, chromedp.Click("#diff-mode"), chromedp.WaitVisible(`#review .hunk[data-hunk="1"] pre.diff.unified`))
 	run(t, browser,
 		chromedp.Click(`#review .hunk[data-hunk="1"] button[data-rcmd="undo"]`),
 		waitFor(`document.querySelector("#review .rpos")?.textContent === "change 1 of 1"`),

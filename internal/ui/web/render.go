@@ -34,6 +34,7 @@ func newItemRenderer() (*itemRenderer, error) {
 		"rows":      func(s string) int { return min(max(strings.Count(s, "\n")+1, 1), 12) },
 		"icon":      actionIcon,
 		"diffLines": diffLines,
+		"splitDiff": splitDiff,
 	}
 	t, err := template.New("items").Funcs(funcs).ParseFS(templateFS, "templates/*.html")
 	if err != nil {

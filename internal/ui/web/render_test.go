@@ -45,6 +45,16 @@ func TestRenderItem(t *testing.T) {
 		{"todo list, escaped", &timeline.Item{Kind: timeline.KindAssistant, Turn: 1, Blocks: []*timeline.Block{{Kind: timeline.BlockTodos, Todos: []event.Todo{
 			{ID: "1", Content: "Add <b>flag</b>", Status: event.TodoCompleted}, {ID: "2", Content: "Docs", Status: event.TodoInProgress}, {ID: "3", Content: "Tests", Status: event.TodoPending}}}}},
 			[]string{`class="todos"`, `t-completed"><span class="box">☑</span> Add &lt;b&gt;flag&lt;/b&gt;`, `t-in_progress"><span class="box">◐</span> Docs`, `t-pending"><span class="box">☐</span> Tests`}, []string{"<b>flag"}},
+		{"file edit: unified and side by side, escaped", &timeline.Item{Kind: timeline.KindAssistant, Turn: 1, Blocks: []*timeline.Block{{
+			Kind: timeline.BlockGroup, Group: &timeline.Group{ID: "g1", Title: "Editing", Actions: []*timeline.Action{{
+				ToolAction: event.ToolAction{GroupID: "g1", ActionID: "a1", Tool: "write_file", Status: event.ActionPending, Text: "Edit .env"},
+				Approval: &timeline.Approval{ApprovalRequested: event.ApprovalRequested{ApprovalID: "ap2", Kind: event.ApprovalFileEdit, FilePath: ".env",
+					Severity: "medium", Reason: "sensitive file", Diff: "--- a/.env\n+++ b/.env\n@@ -1,2 +1,2 @@\n A=1\n-B=<old>\n+B=<new>\n"}},
+			}}}}}},
+			[]string{`<pre class="diff unified">`, `<span class="del">-B=&lt;old&gt;</span>`, `<table class="diff split">`,
+				`<tr><td class="ln">2</td><td class="del">B=&lt;old&gt;</td><td class="ln">2</td><td class="add">B=&lt;new&gt;</td></tr>`,
+				`<tr class="shunk"><td colspan="4">@@ -1,2 &#43;1,2 @@</td></tr>`},
+			[]string{"<old>", "<new>"}},
 		{"answered: the edited command, no buttons", command(nil, event.DecisionApproved),
 			[]string{`<pre class="cmd">rm -r build</pre>`, "d-approved"}, []string{`data-cmd="approve"`, "<textarea"}},
 	}

@@ -23,6 +23,18 @@ const client = new Client(onFrame, (s) => {
   $("conn-state").textContent = s === "connected" ? "" : s + "…";
   document.body.dataset.conn = s;
 });
+// Diffs (approval cards and the review) come in both layouts; the body's
+// class shows one. The choice is kept in this browser.
+function setDiffMode(split) {
+  document.body.classList.toggle("diff-split", split);
+  $("diff-mode").textContent = split ? "Unified" : "Side by side";
+  try { localStorage.setItem("olly.diff", split ? "split" : "unified"); } catch { /* private mode */ }
+}
+let storedDiff = "unified";
+try { storedDiff = localStorage.getItem("olly.diff") || "unified"; } catch { /* private mode */ }
+setDiffMode(storedDiff === "split");
+$("diff-mode").addEventListener("click", () => setDiffMode(!document.body.classList.contains("diff-split")));
+
 // Where the timeline is, for a reconnect to resume from (client.js).
 client.resumePoint = () => state.resume;
 const review = new Review($("review"), client, toast);

@@ -87,18 +87,7 @@ export class Review {
         b.dataset.hunk = hk.number;
         hh.append(b);
       }
-      const pre = el("pre", "diff");
-      const lines = (prefix, cls, text) => {
-        if (!text) return;
-        for (const l of text.replace(/\n$/, "").split("\n")) {
-          pre.append(el("span", cls, prefix + l), "\n");
-        }
-      };
-      lines(" ", "ctx", hk.contextBefore);
-      lines("-", "del", hk.oldText);
-      lines("+", "add", hk.newText);
-      lines(" ", "ctx", hk.contextAfter);
-      d.append(hh, pre);
+      d.append(hh, unified(hk), split(hk));
       box.append(d);
     }
     return box;
@@ -124,4 +113,43 @@ export class Review {
     } catch (err) { this.toast(err.message); }
     await this.refresh();
   }
+}
+
+const lines = (text) => (text ? text.replace(/\n$/, "").split("\n") : []);
+
+// unified is a hunk as one column of -/+ lines.
+function unified(hk) {
+  const pre = el("pre", "diff unified");
+  const add = (prefix, cls, text) => {
+    for (const l of lines(text)) pre.append(el("span", cls, prefix + l), "\n");
+  };
+  add(" ", "ctx", hk.contextBefore);
+  add("-", "del", hk.oldText);
+  add("+", "add", hk.newText);
+  add(" ", "ctx", hk.contextAfter);
+  return pre;
+}
+
+// split is a hunk side by side: the old lines left, the new right, with
+// their line numbers.
+function split(hk) {
+  const table = el("table", "diff split");
+  const row = (oldNo, oldText, oldCls, newNo, newText, newCls) => {
+    const tr = el("tr");
+    tr.append(el("td", "ln", oldNo), el("td", oldCls, oldText), el("td", "ln", newNo), el("td", newCls, newText));
+    table.append(tr);
+  };
+  const before = lines(hk.contextBefore), after = lines(hk.contextAfter);
+  const olds = lines(hk.oldText), news = lines(hk.newText);
+  let o = hk.oldStart - before.length, n = hk.newStart - before.length;
+  if (hk.oldLines === 0) o++; // a pure insertion's oldStart is the line before it
+  if (hk.newLines === 0) n++;
+  for (const l of before) row(String(o++), l, "ctx", String(n++), l, "ctx");
+  for (let i = 0; i < Math.max(olds.length, news.length); i++) {
+    const hasOld = i < olds.length, hasNew = i < news.length;
+    row(hasOld ? String(o++) : "", hasOld ? olds[i] : "", hasOld ? "del" : "none",
+      hasNew ? String(n++) : "", hasNew ? news[i] : "", hasNew ? "add" : "none");
+  }
+  for (const l of after) row(String(o++), l, "ctx", String(n++), l, "ctx");
+  return table;
 }
