@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -122,10 +123,20 @@ func modeNamed(name event.Mode) (mode, error) {
 // toolNames are the tools the mode offers at depth (0: a turn of the
 // person; sub-agents are deeper). Nil offers every registered tool.
 func (m mode) toolNames(cfg Config, depth int) []string {
-	if m.orchestrator {
-		return cfg.Tools
+	// The web tools go to the person's own turn in every mode, never to
+	// sub-agents: web_fetch asks for approval, which only the person's
+	// turn can show.
+	var web []string
+	if depth == 0 {
+		web = []string{"web_fetch", "web_search"}
 	}
-	names := append(readOnlyTools(), m.extra...)
+	if m.orchestrator {
+		if len(cfg.Tools) == 0 {
+			return nil // every registered tool, the web tools among them
+		}
+		return slices.Concat(cfg.Tools, web)
+	}
+	names := slices.Concat(readOnlyTools(), m.extra, web)
 	if depth >= maxSubagentDepth {
 		names = without(names, tools.SubagentTool)
 	}
