@@ -257,11 +257,11 @@ func TestMarkdownDetails(t *testing.T) {
 	cases := map[string]string{
 		`<p>a   b
 		c</p>`: "a b c",
-		`<pre>x ` + "```" + ` y</pre>`:      "````\nx ``` y\n````",
-		`<p><code>a ` + "`" + ` b</code></p>`: "``a ` b``",
-		`<a href="../c d.html">link</a>`:      "[link](https://example.com/c%20d.html)",
-		`<a href="#top">top</a>`:              "top",
-		`<h3>  </h3><p>x</p>`:                 "x",
+		`<pre>x ` + "```" + ` y</pre>`:           "````\nx ``` y\n````",
+		`<p><code>a ` + "`" + ` b</code></p>`:    "``a ` b``",
+		`<a href="../c d.html">link</a>`:         "[link](https://example.com/c%20d.html)",
+		`<a href="#top">top</a>`:                 "top",
+		`<h3>  </h3><p>x</p>`:                    "x",
 		`<ul><li>a<ul><li>b</li></ul></li></ul>`: "- a\n  - b",
 		`<div>` + strings.Repeat("<div>", 500) + "deep" + strings.Repeat("</div>", 500) + `</div>`: "deep",
 	}
