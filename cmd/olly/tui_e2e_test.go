@@ -151,6 +151,7 @@ func TestTUIEndToEnd(t *testing.T) {
 	bin := buildOlly(t)
 	srv := llmtest.New(t)
 	srv.AddModel("qwen3:8b", llmtest.Caps("completion", "tools"), llmtest.ContextLength(32768))
+	srv.AddModel("llava:7b", llmtest.Caps("completion", "vision"), llmtest.ContextLength(4096))
 	srv.AnswerStructured(llmtest.Reply(llmtest.Text(`{"intent":"modify","needsWrite":true,"reasoning":"scripted"}`)))
 	srv.Enqueue(
 		llmtest.Reply(llmtest.ToolCall("run_terminal_command", `{"command":"touch made.txt"}`)),
@@ -225,6 +226,18 @@ func TestTUIEndToEnd(t *testing.T) {
 	}
 	picker.send("\r")
 	picker.waitFor("Made the file and capitalised two.")
+
+	// An image for a model without vision: the turn fails naming the
+	// vision model the server has; the prompt is kept in the history.
+	if err := os.WriteFile(filepath.Join(ws, "shot.png"), []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	picker.send("what is in @shot.png please")
+	picker.send("\r")
+	failed := picker.waitFor("cannot read images")
+	if !strings.Contains(strings.Join(strings.Fields(failed), " "), "llava:7b") {
+		t.Errorf("the vision error does not name llava:7b:\n%s", failed)
+	}
 	picker.quit()
 	t.Logf("live screen:\n%s", seen)
 }
