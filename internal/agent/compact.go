@@ -259,7 +259,7 @@ const summaryIntroTokens = 20
 func estimateMessages(msgs []llm.Message) int {
 	n := 0
 	for i := range msgs {
-		n += estimateMessage(&msgs[i])
+		n += estimateMessage(nil, &msgs[i])
 	}
 	return n
 }

@@ -39,6 +39,12 @@ type contextState struct {
 	// textTools estimates the tool descriptions inside a text-format
 	// system prompt (a category of their own).
 	textTools int
+	// tokens counts each string the requests carry once
+	// (usage_estimate.go); sys is the system message last built from the
+	// prompt and the memory block (systemMessage). Only the loop's
+	// goroutine uses them.
+	tokens tokenCache
+	sys    struct{ system, block, message string }
 	// compactedAt and retriedAt are the iterations of the last compaction
 	// and of the last overflow retry (0: none).
 	compactedAt int
@@ -156,7 +162,7 @@ func (r *run) startContext() {
 	r.cs.mu.Unlock()
 	r.cs.refreshBlock()
 	if r.format == session.FormatText {
-		r.cs.textTools = estimateTools(r.specs)
+		r.cs.textTools = estimateTools(nil, r.specs)
 	}
 	// The calibration learned in earlier turns with this model: the
 	// first request of a turn need not rely on the raw estimate.
@@ -178,7 +184,9 @@ func (r *run) observe(p event.Payload) {
 }
 
 // systemMessage is the system prompt as sent: the rendered prompt, then
-// the session memory block.
+// the session memory block. It is built again only when either changed,
+// so every request carries the same string and its estimate is counted
+// once (tokenCache). The loop's goroutine alone calls it.
 func (r *run) systemMessage() string {
 	r.cs.mu.Lock()
 	block := r.cs.block
@@ -186,7 +194,11 @@ func (r *run) systemMessage() string {
 	if block == "" {
 		return r.system
 	}
-	return r.system + "\n\n" + block
+	s := &r.cs.sys
+	if s.message == "" || s.system != r.system || s.block != block {
+		s.system, s.block, s.message = r.system, block, r.system+"\n\n"+block
+	}
+	return s.message
 }
 
 // memoryJSON is the session memory to store on the session row (nil

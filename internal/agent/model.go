@@ -74,7 +74,7 @@ func (r *run) toolsRefused(ctx context.Context, res *streamResult) bool {
 		return false
 	}
 	r.a.markNoTools(r.model)
-	r.cs.textTools = estimateTools(r.specs)
+	r.cs.textTools = estimateTools(nil, r.specs)
 	r.warnTextTools(ctx)
 	res.err = nil
 	return true

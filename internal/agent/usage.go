@@ -33,25 +33,28 @@ type requestEstimate struct {
 // estimateRequest estimates req by category. In the text format the tool
 // descriptions are part of the system prompt; they count as tool
 // definitions.
+// Each string is counted once per run (contextState.tokens).
 func (r *run) estimateRequest(req *llm.ChatRequest) requestEstimate {
+	tc := &r.cs.tokens
 	var c event.TokenCategories
 	for i := range req.Messages {
 		m := &req.Messages[i]
 		switch m.Role {
 		case llm.RoleSystem:
-			c.System += estimateMessage(m)
+			c.System += estimateMessage(tc, m)
 		case llm.RoleTool:
-			c.ToolResults += estimateMessage(m)
+			c.ToolResults += estimateMessage(tc, m)
 		case llm.RoleUser:
-			msgs, results, files := splitUser(m.Content)
+			msgs, results, files := splitUser(tc, m.Content)
 			c.Messages += msgs + messageOverhead
 			c.ToolResults += results
 			c.Files += files
 		default:
-			c.Messages += estimateMessage(m)
+			c.Messages += estimateMessage(tc, m)
 		}
 	}
-	c.ToolDefinitions = estimateTools(req.Tools)
+	c.ToolDefinitions = estimateTools(tc, req.Tools)
+	tc.sweep()
 	moved := min(r.cs.textTools, c.System)
 	c.System -= moved
 	c.ToolDefinitions += moved
@@ -63,20 +66,20 @@ func (r *run) estimateRequest(req *llm.ChatRequest) requestEstimate {
 
 // splitUser estimates a user message by category: attached files, the
 // text-format tool results inside a continuation packet, and the rest.
-func splitUser(content string) (msgs, results, files int) {
+func splitUser(c *tokenCache, content string) (msgs, results, files int) {
 	if strings.Contains(content, attachmentMarker) {
 		// The attachments come first and the prompt last; the prompt is
 		// a few words against whole files.
-		return 0, 0, estimateTokens(content)
+		return 0, 0, c.tokens(content)
 	}
 	if k := strings.Index(content, textResultMarker); k >= 0 {
 		start := strings.LastIndexByte(content[:k], '[')
 		end := strings.LastIndex(content, "</agent_control>")
 		if start >= 0 && end > start {
-			return estimateTokens(content[:start]) + estimateTokens(content[end:]), estimateTokens(content[start:end]), 0
+			return c.tokens(content[:start]) + c.tokens(content[end:]), c.tokens(content[start:end]), 0
 		}
 	}
-	return estimateTokens(content), 0, 0
+	return c.tokens(content), 0, 0
 }
 
 // usage is the iteration's token_usage event. The breakdown describes the

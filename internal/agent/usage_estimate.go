@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"unsafe"
+
 	"github.com/olly-agent/olly/internal/llm"
 )
 
@@ -111,21 +113,111 @@ func estimateTokens(s string) int {
 }
 
 // estimateMessage estimates one message: its content, its tool calls and
-// the framing.
-func estimateMessage(m *llm.Message) int {
-	n := messageOverhead + estimateTokens(m.Content)
-	for _, c := range m.ToolCalls {
-		n += estimateTokens(c.Name) + estimateTokens(string(c.Arguments)) + messageOverhead
+// the framing. c counts each string once (nil: every time).
+func estimateMessage(c *tokenCache, m *llm.Message) int {
+	n := messageOverhead + c.tokens(m.Content)
+	for _, tc := range m.ToolCalls {
+		n += estimateTokens(tc.Name) + c.bytes(tc.Arguments) + messageOverhead
 	}
 	return n
 }
 
 // estimateTools estimates the tool definitions a native request carries
 // (the server renders them into the prompt as JSON).
-func estimateTools(specs []llm.Tool) int {
+func estimateTools(c *tokenCache, specs []llm.Tool) int {
 	n := 0
 	for _, s := range specs {
-		n += estimateTokens(s.Name) + estimateTokens(s.Description) + estimateTokens(string(s.Parameters)) + messageOverhead
+		n += estimateTokens(s.Name) + c.tokens(s.Description) + c.bytes(s.Parameters) + messageOverhead
 	}
 	return n
+}
+
+// tokenCache makes the estimate incremental: each string a request carries
+// (a message's content, a call's arguments, a tool's schema) is counted
+// once, the first time a request carries it, and found again by identity —
+// where its bytes are and how many — in the next requests, which carry the
+// same strings: the conversation is rendered from the same stored entries
+// every iteration. A string that changed (a compaction replaced messages,
+// fit.go shortened a result, a packet was composed anew) is a new string,
+// counted when first seen; strings no request carried for two requests are
+// dropped (sweep). An entry keeps its string, so its bytes cannot be freed
+// and reused by another string while the entry exists.
+type tokenCache struct {
+	m   map[tokenKey]tokenEntry
+	gen uint32
+}
+
+type tokenKey struct {
+	p *byte
+	n int
+}
+
+type tokenEntry struct {
+	s      string // pins the bytes (and, for []byte, what was counted)
+	tokens int
+	gen    uint32 // the last request that carried it
+}
+
+// minCachedBytes: shorter strings are counted each time (cheaper than the
+// map).
+const minCachedBytes = 64
+
+// tokens is estimateTokens(s), counted once per string.
+func (c *tokenCache) tokens(s string) int {
+	if c == nil || len(s) < minCachedBytes {
+		return estimateTokens(s)
+	}
+	k := tokenKey{unsafe.StringData(s), len(s)}
+	if e, ok := c.m[k]; ok {
+		if e.gen != c.gen {
+			e.gen = c.gen
+			c.m[k] = e
+		}
+		return e.tokens
+	}
+	if c.m == nil {
+		c.m = map[tokenKey]tokenEntry{}
+	}
+	n := estimateTokens(s)
+	c.m[k] = tokenEntry{s: s, tokens: n, gen: c.gen}
+	return n
+}
+
+// bytes is tokens for a byte slice (tool-call arguments, schemas), which
+// the agent never changes once a call is recorded: an entry made from a
+// slice whose bytes then changed would be stale, so the entry keeps its own
+// copy and a hit compares it.
+func (c *tokenCache) bytes(b []byte) int {
+	if c == nil || len(b) < minCachedBytes {
+		return estimateTokens(string(b))
+	}
+	k := tokenKey{&b[0], len(b)}
+	if e, ok := c.m[k]; ok && e.s == string(b) {
+		if e.gen != c.gen {
+			e.gen = c.gen
+			c.m[k] = e
+		}
+		return e.tokens
+	}
+	if c.m == nil {
+		c.m = map[tokenKey]tokenEntry{}
+	}
+	s := string(b)
+	n := estimateTokens(s)
+	c.m[k] = tokenEntry{s: s, tokens: n, gen: c.gen}
+	return n
+}
+
+// sweep ends a request: strings neither it nor the one before carried are
+// dropped.
+func (c *tokenCache) sweep() {
+	if c == nil {
+		return
+	}
+	for k, e := range c.m {
+		if c.gen-e.gen > 1 {
+			delete(c.m, k)
+		}
+	}
+	c.gen++
 }

@@ -121,11 +121,11 @@ func TestEstimateTokens(t *testing.T) {
 
 func TestSplitUser(t *testing.T) {
 	packet := "Reminder — your task: x\n\n<agent_control>{\"state\":\"need_tools\"}\n[read_file result]\n" + strings.Repeat("code line\n", 50) + "</agent_control>\nDo NOT repeat your previous response."
-	msgs, results, files := splitUser(packet)
+	msgs, results, files := splitUser(nil, packet)
 	if results < 100 || msgs == 0 || msgs > 40 || files != 0 {
 		t.Errorf("packet: messages %d, results %d, files %d", msgs, results, files)
 	}
-	msgs, results, files = splitUser("Contents of a.go " + attachmentMarker + "\n```\npackage a\n```\n\nfix it")
+	msgs, results, files = splitUser(nil, "Contents of a.go "+attachmentMarker+"\n```\npackage a\n```\n\nfix it")
 	if files == 0 || msgs != 0 || results != 0 {
 		t.Errorf("attachment: messages %d, results %d, files %d", msgs, results, files)
 	}
@@ -162,14 +162,13 @@ func TestNumCtxPrecedence(t *testing.T) {
 	}
 }
 
-// BenchmarkEstimateRequest estimates a 200-message history (the
-// per-iteration cost of the token breakdown and of the compaction check):
-// a system prompt, tool definitions and a mix of prompts, answers with
-// calls, 1-4 KB file reads and control packets.
-func BenchmarkEstimateRequest(b *testing.B) {
+// estimateBenchRequest is a 200-message history: a system prompt, tool
+// definitions and a mix of prompts, answers with calls, 1-4 KB file reads
+// and control packets.
+func estimateBenchRequest(tb testing.TB) (*run, *llm.ChatRequest) {
 	reg, err := tools.NewRegistry(tools.Core()...)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	r := &run{specs: reg.Specs()}
 	req := &llm.ChatRequest{Tools: r.specs, Messages: []llm.Message{{Role: llm.RoleSystem, Content: strings.Repeat("You are olly, a coding agent. Follow the rules below.\n", 80)}}}
@@ -177,19 +176,79 @@ func BenchmarkEstimateRequest(b *testing.B) {
 	for i := 0; len(req.Messages) < 201; i++ {
 		id := fmt.Sprintf("call_%d", i)
 		req.Messages = append(req.Messages,
-			llm.Message{Role: llm.RoleAssistant, Content: "I'll look at the handler next.", ToolCalls: []llm.ToolCall{{ID: id, Name: "read_file", Arguments: []byte(`{"path":"server/handler.go"}`)}}},
+			llm.Message{Role: llm.RoleAssistant, Content: "I'll look at the handler next.", ToolCalls: []llm.ToolCall{{ID: id, Name: "read_file", Arguments: []byte(`{"path":"server/handler.go","start_line":1,"end_line":400,"why":"see it"}`)}}},
 			llm.Message{Role: llm.RoleTool, ToolName: "read_file", ToolCallID: id, Content: strings.Repeat(code, 8+i%24)},
 			llm.Message{Role: llm.RoleUser, Content: "Reminder — your task: fix the handler\n\n<agent_control>{\"state\":\"need_tools\",\"iteration\":3}</agent_control>\nDo NOT repeat your previous response."},
 		)
 	}
 	req.Messages = req.Messages[:201]
+	return r, req
+}
+
+// The incremental estimate (tokenCache) gives what counting everything
+// again gives, as a request grows, is trimmed, compacted and edited in
+// place, and drops what no request carries any more.
+func TestIncrementalEstimate(t *testing.T) {
+	r, req := estimateBenchRequest(t)
+	fresh := func() requestEstimate { return (&run{specs: r.specs}).estimateRequest(req) }
+	check := func(step string) {
+		t.Helper()
+		if got, want := r.estimateRequest(req), fresh(); got != want {
+			t.Fatalf("%s: incremental %+v, counted again %+v", step, got, want)
+		}
+	}
+	check("first")
+	check("again")
+	req.Messages = append(req.Messages, llm.Message{Role: llm.RoleTool, Content: strings.Repeat("more output ", 40)})
+	check("a result added")
+	req.Messages[5].Content = shorten(req.Messages[5].Content, trimKeep)
+	check("a result shortened")
+	req.Messages[1].ToolCalls[0].Arguments[3] = '.' // same slice, other bytes: "p.th"
+	check("arguments changed in place")
+	req.Messages = append(req.Messages[:1], llm.Message{Role: llm.RoleUser, Content: "Summary of the earlier conversation: " + strings.Repeat("it read files. ", 20)})
+	check("compacted")
+	r.estimateRequest(req)
+	carried := map[string]bool{}
+	for _, m := range req.Messages {
+		carried[m.Content] = true
+	}
+	for _, s := range req.Tools {
+		carried[s.Description], carried[string(s.Parameters)] = true, true
+	}
+	for _, e := range r.cs.tokens.m {
+		if !carried[e.s] {
+			t.Errorf("still cached after two requests without it: %.60q", e.s)
+		}
+	}
+	if len(r.cs.tokens.m) == 0 {
+		t.Error("nothing cached")
+	}
+}
+
+// BenchmarkEstimateRequest estimates a 200-message history (the
+// per-iteration cost of the token breakdown and of the compaction check):
+// "first" counts every string, as the first request of a run does; "again"
+// is every later request, which carries the same strings (tokenCache).
+func BenchmarkEstimateRequest(b *testing.B) {
+	r, req := estimateBenchRequest(b)
 	bytes := 0
 	for _, m := range req.Messages {
 		bytes += len(m.Content)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
+	b.Run("first", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r.cs.tokens = tokenCache{}
+			r.estimateRequest(req)
+		}
+		b.ReportMetric(float64(bytes), "history-bytes")
+	})
+	b.Run("again", func(b *testing.B) {
+		b.ReportAllocs()
 		r.estimateRequest(req)
-	}
-	b.ReportMetric(float64(bytes), "history-bytes")
+		for b.Loop() {
+			r.estimateRequest(req)
+		}
+		b.ReportMetric(float64(bytes), "history-bytes")
+	})
 }
