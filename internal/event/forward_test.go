@@ -42,31 +42,35 @@ func exportedNames(t *testing.T, dir string) map[string]bool {
 		if err != nil {
 			t.Fatal(err)
 		}
-		{
-			for _, d := range f.Decls {
-				switch d := d.(type) {
-				case *ast.FuncDecl:
-					if d.Recv == nil && d.Name.IsExported() {
-						out[d.Name.Name] = true
+		addExported(out, f)
+	}
+	return out
+}
+
+// addExported adds the exported top-level names of f to out: functions
+// (not methods), types, constants and variables.
+func addExported(out map[string]bool, f *ast.File) {
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil && d.Name.IsExported() {
+				out[d.Name.Name] = true
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					if s.Name.IsExported() {
+						out[s.Name.Name] = true
 					}
-				case *ast.GenDecl:
-					for _, s := range d.Specs {
-						switch s := s.(type) {
-						case *ast.TypeSpec:
-							if s.Name.IsExported() {
-								out[s.Name.Name] = true
-							}
-						case *ast.ValueSpec:
-							for _, n := range s.Names {
-								if n.IsExported() {
-									out[n.Name] = true
-								}
-							}
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						if n.IsExported() {
+							out[n.Name] = true
 						}
 					}
 				}
 			}
 		}
 	}
-	return out
 }

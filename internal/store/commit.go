@@ -1,0 +1,289 @@
+package store
+
+// The committer: one goroutine owns the writer connection for appends,
+// takes what Append and AppendAsync queued (append.go) and commits it in
+// one transaction per batch (group commit), then answers each request in
+// order.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// commitLoop owns the writer for appends: it takes what is queued, lets
+// appenders that are about to queue do so, and commits it all together.
+func (s *Store) commitLoop() {
+	defer s.wg.Done()
+	var batch []*appendReq
+	// Full-text indexing waits until appends pause, a backlog builds up, or
+	// a search asks (ftsindex.go).
+	var (
+		pending int
+		timer   = time.NewTimer(time.Hour)
+		armed   bool
+	)
+	timer.Stop()
+	defer timer.Stop()
+	index := func() error {
+		pending = 0
+		if armed {
+			timer.Stop()
+			armed = false
+		}
+		return s.indexPending(context.Background())
+	}
+	commitQueued := func() {
+		for {
+			batch = s.gather(batch[:0])
+			if len(batch) == 0 {
+				return
+			}
+			pending += s.commitBatch(batch)
+			clear(batch) // let the records go
+		}
+	}
+	for {
+		select {
+		case <-s.quit:
+			// Close refuses new appends first; what was queued before is
+			// committed: its callers are waiting for the outcome.
+			commitQueued()
+			if pending > 0 {
+				_ = index() // best effort; the next Open catches up anyway
+			}
+			return
+		case <-s.wake:
+			commitQueued()
+			switch {
+			case pending >= ftsBacklog:
+				_ = index()
+			case pending > 0 && !armed:
+				timer.Reset(ftsDelay)
+				armed = true
+			}
+		case <-timer.C:
+			armed = false
+			_ = index() // an error here surfaces at the next search
+		case req := <-s.ftsCh:
+			req.done <- index()
+		}
+	}
+}
+
+// gather moves the queued requests into batch. Appenders woken by the
+// previous commit are runnable but may not have queued yet; yielding lets
+// them, so concurrent appenders share commits instead of alternating
+// between a batch of one and a batch of the rest.
+func (s *Store) gather(batch []*appendReq) []*appendReq {
+	for len(batch) < maxBatch {
+		n := len(batch)
+		s.qmu.Lock()
+		k := min(len(s.queue), maxBatch-n)
+		batch = append(batch, s.queue[:k]...)
+		rest := copy(s.queue, s.queue[k:])
+		clear(s.queue[rest:])
+		s.queue = s.queue[:rest]
+		s.qmu.Unlock()
+		if len(batch) == n {
+			return batch // nobody came while we yielded
+		}
+		runtime.Gosched()
+	}
+	return batch
+}
+
+// commitBatch commits the batch, answers its requests in order, and
+// returns how many stored events carry searchable text.
+func (s *Store) commitBatch(batch []*appendReq) int {
+	err := classify(s.file, s.writeBatch(batch))
+	s.commits.Add(1) // read by benchmarks
+	stored, searchable, size := false, 0, 0
+	s.qmu.Lock()
+	for _, r := range batch {
+		if r.rec == nil {
+			continue
+		}
+		if r.err == nil && err != nil {
+			r.err = fmt.Errorf("append %s to session %s: %w", r.rec.Type, r.rec.Session, err)
+		}
+		if h := s.qheads[r.rec.Session]; h != nil {
+			if h.queued--; h.queued == 0 {
+				delete(s.qheads, r.rec.Session) // the next append reads the stored head
+			}
+		}
+		if r.err != nil {
+			if !r.pinned {
+				r.rec.Seq, r.rec.ParentSeq, r.rec.At = 0, 0, time.Time{}
+			}
+			continue
+		}
+		stored = true
+		size += len(r.rec.Payload) + len(r.rec.Text) + 64
+		s.appended.Add(1)
+		if r.rec.Text != "" {
+			searchable++
+		}
+	}
+	s.qmu.Unlock()
+	for _, r := range batch {
+		r.done(r.err)
+	}
+	if stored {
+		s.walWrote(size)
+		s.notifyWatchers()
+	}
+	return searchable
+}
+
+// head is a session's log position inside one batch.
+type head struct {
+	last, leaf int64
+	at         int64
+	dirty      bool
+}
+
+// writeBatch stores the batch's events in one transaction, in order. Each
+// goes where it was placed when queued if the stored log still ends
+// there; otherwise (another process appended to the session meanwhile) an
+// unpinned event moves to the log's end and a pinned one fails with
+// ErrConflict. A record for a missing session fails alone (r.err); any
+// other error fails the whole batch, and nothing of it is stored.
+func (s *Store) writeBatch(batch []*appendReq) error {
+	if !hasRecords(batch) {
+		return nil
+	}
+	// Not the callers' contexts: one caller giving up must not abort the
+	// others' commit.
+	ctx := context.Background()
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer rollback(tx)
+	insert := tx.StmtContext(ctx, s.stmts.insertEvent)
+	heads := make(map[string]*head, 1)
+	for _, r := range batch {
+		rec := r.rec
+		if rec == nil {
+			continue
+		}
+		prev := r.prev
+		r.prev = nil
+		if r.pinned && prev != nil && prev.err != nil {
+			r.err = fmt.Errorf("append %s to session %s at %d: not stored after the event before it failed: %w",
+				rec.Type, rec.Session, rec.Seq, prev.err)
+			continue
+		}
+		h, ok := heads[rec.Session]
+		if !ok {
+			h, err = readHead(ctx, tx.StmtContext(ctx, s.stmts.readHead), rec.Session)
+			if errors.Is(err, ErrNotFound) {
+				r.err = fmt.Errorf("append %s to session %s: %w", rec.Type, rec.Session, ErrNotFound)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			heads[rec.Session] = h
+		}
+		if rec.Seq != h.last+1 || rec.ParentSeq != h.leaf {
+			if r.pinned {
+				r.err = fmt.Errorf("append %s to session %s at %d: %w", rec.Type, rec.Session, rec.Seq, ErrConflict)
+				continue
+			}
+			rec.Seq, rec.ParentSeq = h.last+1, h.leaf
+		}
+		at := rec.At.UnixMilli()
+		if _, err := insert.ExecContext(ctx, rec.Session, rec.Seq, rec.ParentSeq, rec.Turn, rec.Type,
+			string(rec.Payload), nullString(rec.Text), at); err != nil {
+			return err
+		}
+		h.last, h.leaf, h.at, h.dirty = rec.Seq, rec.Seq, at, true
+	}
+	for id, h := range heads {
+		if !h.dirty {
+			continue
+		}
+		if _, err := tx.StmtContext(ctx, s.stmts.moveLeaf).ExecContext(ctx, h.leaf, h.at, id); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+func hasRecords(batch []*appendReq) bool {
+	for _, r := range batch {
+		if r.rec != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func readHead(ctx context.Context, stmt *sql.Stmt, session string) (*head, error) {
+	h := &head{}
+	err := stmt.QueryRowContext(ctx, session).Scan(&h.leaf, &h.last)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return h, err
+}
+
+const readHeadSQL = `SELECT leaf_seq,
+	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id) FROM sessions WHERE id = ?`
+
+// appendStmts are the append path's statements, prepared once on the
+// writer connection: preparing the insert compiles its search-index
+// triggers, which costs more than running it.
+type appendStmts struct {
+	insertEvent, readHead, moveLeaf *sql.Stmt
+	// readHeadR is readHead on the readers: where a session's next queued
+	// event goes, read without waiting for the writer.
+	readHeadR *sql.Stmt
+}
+
+func (s *Store) prepareAppend(ctx context.Context) error {
+	var err error
+	prep := func(q string) *sql.Stmt {
+		if err != nil {
+			return nil
+		}
+		var st *sql.Stmt
+		st, err = s.w.PrepareContext(ctx, q)
+		return st
+	}
+	s.stmts.insertEvent = prep(`INSERT INTO events
+		(session_id, seq, parent_seq, turn, type, payload, text, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
+	s.stmts.readHead = prep(readHeadSQL)
+	s.stmts.moveLeaf = prep(`UPDATE sessions SET leaf_seq = ?, updated_at = ? WHERE id = ?`)
+	if err != nil {
+		return s.openErr(fmt.Errorf("prepare statements: %w", err))
+	}
+	return nil
+}
+
+func (st *appendStmts) close() {
+	for _, x := range []*sql.Stmt{st.insertEvent, st.readHead, st.moveLeaf, st.readHeadR} {
+		if x != nil {
+			x.Close()
+		}
+	}
+}
+
+// indexEventsSQL adds the text of events with ids in [?, ?] to the
+// full-text index in one statement (migrations/0005_search.sql says why
+// not a trigger; ftsindex.go when).
+const indexEventsSQL = `INSERT INTO events_fts(rowid, text)
+	SELECT id, text FROM events WHERE id BETWEEN ? AND ? AND text IS NOT NULL`
+
+// nullString stores "" as NULL.
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
