@@ -116,23 +116,23 @@ func (a *Agent) SetAutoCompaction(id string, on bool) error {
 // (fit.go). The request's estimate is recorded for token_usage.
 func (r *run) prepare(ctx context.Context) *llm.ChatRequest {
 	req := r.request()
-	est := r.estimateRequest(req)
-	limit := r.promptLimit()
+	est := r.cs.estimate(req)
+	limit := r.cs.promptLimit()
 	over := r.cs.fitSize(est.total) > limit || r.cs.serverCut
-	if r.cs.compactedAt != r.iter && (over || r.cs.calibrated(est.total) >= int(compactThreshold*float64(r.numCtx))) &&
+	if r.cs.compactedAt != r.iter && (over || r.cs.calibrated(est.total) >= int(compactThreshold*float64(r.cs.numCtx))) &&
 		r.a.AutoCompaction(r.t.SessionID) {
-		gain := int(minGain * float64(r.numCtx))
+		gain := int(minGain * float64(r.cs.numCtx))
 		if over {
 			gain = 0
 		}
 		if r.compactTurn(ctx, max(r.cs.calibrated(est.total), r.cs.cutCount), gain) == nil {
 			req = r.request()
-			est = r.estimateRequest(req)
+			est = r.cs.estimate(req)
 		}
 	}
 	r.cs.serverCut, r.cs.cutCount = false, 0
 	if r.cs.fitSize(est.total) > limit {
-		req, est = r.trimResults(req, est, limit)
+		req, est = r.cs.trimResults(req, est, limit)
 	}
 	r.cs.last = est
 	return req
@@ -174,7 +174,7 @@ func (r *run) overflowed(ctx context.Context, res *streamResult) bool {
 // The memory block in the system prompt is refreshed at the same time (see
 // systemMessage).
 func (r *run) compactTurn(ctx context.Context, before, gain int) error {
-	_, err := r.a.compact(ctx, &compactJob{conv: r.t.History, format: r.format, model: r.model, numCtx: r.numCtx,
+	_, err := r.a.compact(ctx, &compactJob{conv: r.t.History, format: r.format, model: r.model, numCtx: r.cs.numCtx,
 		thinks: r.think != nil, memory: r.cs.snapshot(), task: r.t.Input.Text, before: before, ratio: r.cs.ratio,
 		minGain: gain, emit: r.emit})
 	if err != nil {

@@ -10,12 +10,14 @@ import (
 	"github.com/olly-agent/olly/internal/session"
 )
 
-// contextState is a run's context management: the session memory and its
-// block in the system prompt, the estimate of the request last sent, the
-// calibration of estimates with the server's counts, and the compaction
-// bookkeeping. The loop reaches it through a few one-line hooks in run.go
-// (startContext, observe, systemMessage, prepare, overflowed, usage,
-// memoryJSON).
+// contextState is a run's context management: the context window, the
+// session memory and its block in the system prompt, the token estimates
+// (counted once per string, usage_estimate.go) and their calibration with
+// the server's counts, and the compaction bookkeeping. Its own methods
+// size requests (estimate, promptLimit, trimResults in fit.go) and read
+// the server's counts (usage); the loop reaches it through a few one-line
+// hooks in run.go (startContext, observe, systemMessage, prepare,
+// overflowed, usage, memoryJSON).
 type contextState struct {
 	// mu guards memory and obs: tools may emit from their own goroutines.
 	mu     sync.Mutex
@@ -36,9 +38,15 @@ type contextState struct {
 	// none yet this turn).
 	last  requestEstimate
 	ratio float64
+	// numCtx is the context window requested (num_ctx); maxTokens the
+	// answer's limit (agentMode.maxTokens, 0: none).
+	numCtx    int
+	maxTokens int
 	// textTools estimates the tool descriptions inside a text-format
-	// system prompt (a category of their own).
-	textTools int
+	// system prompt (a category of their own); instructions the
+	// instruction block (extend.go), another.
+	textTools    int
+	instructions int
 	// tokens counts each string the requests carry once
 	// (usage_estimate.go); sys is the system message last built from the
 	// prompt and the memory block (systemMessage). Only the loop's
@@ -161,6 +169,7 @@ func (r *run) startContext() {
 	r.cs.memory, r.cs.obs = mem, memoryObserver{mem: mem}
 	r.cs.mu.Unlock()
 	r.cs.refreshBlock()
+	r.cs.instructions = r.instructionTokens()
 	if r.format == session.FormatText {
 		r.cs.textTools = estimateTools(nil, r.specs)
 	}

@@ -15,12 +15,12 @@ import (
 // promptLimit is the most the prompt may take of the window: the rest is
 // kept for the answer (agentMode.maxTokens, at most a quarter of the
 // window; an eighth when no limit is set).
-func (r *run) promptLimit() int {
-	reserve := r.numCtx / 8
-	if r.cfg.MaxTokens > 0 {
-		reserve = min(r.cfg.MaxTokens, r.numCtx/4)
+func (cs *contextState) promptLimit() int {
+	reserve := cs.numCtx / 8
+	if cs.maxTokens > 0 {
+		reserve = min(cs.maxTokens, cs.numCtx/4)
 	}
-	return r.numCtx - reserve
+	return cs.numCtx - reserve
 }
 
 // trimKeep is how much of a shortened result is kept (bytes, head and
@@ -32,16 +32,16 @@ const trimKeep = 600
 // newest results) only when the older ones were not enough. A shortened
 // result keeps its head and tail and says how much was cut and how to get
 // it back.
-func (r *run) trimResults(req *llm.ChatRequest, est requestEstimate, limit int) (*llm.ChatRequest, requestEstimate) {
+func (cs *contextState) trimResults(req *llm.ChatRequest, est requestEstimate, limit int) (*llm.ChatRequest, requestEstimate) {
 	msgs := req.Messages
-	for i := 1; i < len(msgs) && r.cs.fitSize(est.total) > limit; i++ {
+	for i := 1; i < len(msgs) && cs.fitSize(est.total) > limit; i++ {
 		m := &msgs[i]
 		isResult := m.Role == llm.RoleTool || (m.Role == llm.RoleUser && containsResult(m.Content))
 		if !isResult || len(m.Content) <= 2*trimKeep {
 			continue
 		}
 		m.Content = shorten(m.Content, trimKeep)
-		est = r.estimateRequest(req)
+		est = cs.estimate(req)
 	}
 	return req, est
 }

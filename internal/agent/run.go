@@ -109,7 +109,6 @@ type run struct {
 	model   string
 	user    event.UserMessage
 	format  session.Format
-	numCtx  int
 	think   *llm.Think
 	vision  bool // the model reads images
 	system  string
@@ -226,7 +225,7 @@ func (r *run) begin(ctx context.Context) bool {
 	}
 	// A server that reports no capabilities (OpenAI-compatible, not
 	// Ollama) gets the images: it answers for itself.
-	r.numCtx, r.think = r.cfg.numCtx(r.model, d), r.cfg.think(d)
+	r.cs.numCtx, r.cs.maxTokens, r.think = r.cfg.numCtx(r.model, d), r.cfg.MaxTokens, r.cfg.think(d)
 	r.vision = d.Capabilities.Vision || !d.Capabilities.Known
 	if hasImages(r.user) && !r.vision {
 		// The prompt stays in the log and the prompt history.
@@ -310,7 +309,7 @@ func (r *run) request() *llm.ChatRequest {
 	// truncate false: a prompt over num_ctx is refused (and compacted,
 	// compact.go), never cut silently by the server.
 	req := &llm.ChatRequest{Model: r.model, Messages: msgs, Think: r.think, KeepAlive: r.cfg.KeepAlive, Truncate: llm.Ptr(false),
-		Options: llm.Options{NumCtx: llm.Ptr(r.numCtx), Temperature: llm.Ptr(r.cfg.Temperature)}}
+		Options: llm.Options{NumCtx: llm.Ptr(r.cs.numCtx), Temperature: llm.Ptr(r.cfg.Temperature)}}
 	if r.cfg.MaxTokens > 0 {
 		req.Options.NumPredict = llm.Ptr(r.cfg.MaxTokens)
 	}

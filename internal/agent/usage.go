@@ -30,12 +30,11 @@ type requestEstimate struct {
 	total int
 }
 
-// estimateRequest estimates req by category. In the text format the tool
+// estimate estimates req by category. In the text format the tool
 // descriptions are part of the system prompt; they count as tool
-// definitions.
-// Each string is counted once per run (contextState.tokens).
-func (r *run) estimateRequest(req *llm.ChatRequest) requestEstimate {
-	tc := &r.cs.tokens
+// definitions. Each string is counted once per run (tokenCache).
+func (cs *contextState) estimate(req *llm.ChatRequest) requestEstimate {
+	tc := &cs.tokens
 	var c event.TokenCategories
 	for i := range req.Messages {
 		m := &req.Messages[i]
@@ -55,10 +54,10 @@ func (r *run) estimateRequest(req *llm.ChatRequest) requestEstimate {
 	}
 	c.ToolDefinitions = estimateTools(tc, req.Tools)
 	tc.sweep()
-	moved := min(r.cs.textTools, c.System)
+	moved := min(cs.textTools, c.System)
 	c.System -= moved
 	c.ToolDefinitions += moved
-	moved = min(r.instructionTokens(), c.System)
+	moved = min(cs.instructions, c.System)
 	c.System -= moved
 	c.Instructions += moved
 	return requestEstimate{cats: c, total: c.System + c.ToolDefinitions + c.Messages + c.ToolResults + c.Files + c.Instructions}
@@ -82,34 +81,44 @@ func splitUser(c *tokenCache, content string) (msgs, results, files int) {
 	return c.tokens(content), 0, 0
 }
 
-// usage is the iteration's token_usage event. The breakdown describes the
-// request this response answered (prepare recorded its estimate), scaled
-// to the server's prompt count; that count also calibrates the next
-// estimates.
+// usage is the iteration's token_usage event (contextState.usage); a
+// calibration it learned is kept for the model's next turns.
 func (r *run) usage(res *streamResult) event.TokenUsage {
-	est := r.cs.last
-	u := event.TokenUsage{PromptTokens: res.promptTokens, CompletionTokens: res.completionTokens, ContextWindow: r.numCtx}
-	switch {
-	case r.cs.trusted(u.PromptTokens, est.total, r.numCtx):
-		u.Categories = scaleCategories(est.cats, est.total, u.PromptTokens)
-		r.cs.calibrate(u.PromptTokens, est.total)
+	u, learned := r.cs.usage(res)
+	if learned {
 		r.a.setModelRatio(r.model, r.cs.ratio)
+	}
+	return u
+}
+
+// usage is the token_usage event of the response res. The breakdown
+// describes the request this response answered (prepare recorded its
+// estimate), scaled to the server's prompt count; that count also
+// calibrates the next estimates (learned).
+func (cs *contextState) usage(res *streamResult) (u event.TokenUsage, learned bool) {
+	est := cs.last
+	u = event.TokenUsage{PromptTokens: res.promptTokens, CompletionTokens: res.completionTokens, ContextWindow: cs.numCtx}
+	switch {
+	case cs.trusted(u.PromptTokens, est.total, cs.numCtx):
+		u.Categories = scaleCategories(est.cats, est.total, u.PromptTokens)
+		cs.calibrate(u.PromptTokens, est.total)
+		learned = true
 	case u.PromptTokens > 0:
 		// The server cut the prompt (its count is of what it kept): the
 		// person is shown what was sent, never less, and the next
 		// request is compacted first.
-		r.cs.serverCut, r.cs.cutCount = true, u.PromptTokens
-		size := max(r.cs.calibrated(est.total), u.PromptTokens)
+		cs.serverCut, cs.cutCount = true, u.PromptTokens
+		size := max(cs.calibrated(est.total), u.PromptTokens)
 		u.Categories, u.PromptTokens, u.Estimated = scaleCategories(est.cats, est.total, size), size, true
 	default:
-		size := r.cs.calibrated(est.total)
+		size := cs.calibrated(est.total)
 		u.Categories, u.PromptTokens, u.Estimated = scaleCategories(est.cats, est.total, size), size, true
 	}
 	if u.CompletionTokens == 0 {
 		u.CompletionTokens = estimateTokens(res.display) + estimateTokens(res.thinking)
 		u.Estimated = true
 	}
-	return u
+	return u, learned
 }
 
 // scaleCategories scales c (which sums to est) to sum to real exactly:

@@ -190,10 +190,10 @@ func estimateBenchRequest(tb testing.TB) (*run, *llm.ChatRequest) {
 // place, and drops what no request carries any more.
 func TestIncrementalEstimate(t *testing.T) {
 	r, req := estimateBenchRequest(t)
-	fresh := func() requestEstimate { return (&run{specs: r.specs}).estimateRequest(req) }
+	fresh := func() requestEstimate { return (&contextState{}).estimate(req) }
 	check := func(step string) {
 		t.Helper()
-		if got, want := r.estimateRequest(req), fresh(); got != want {
+		if got, want := r.cs.estimate(req), fresh(); got != want {
 			t.Fatalf("%s: incremental %+v, counted again %+v", step, got, want)
 		}
 	}
@@ -207,7 +207,7 @@ func TestIncrementalEstimate(t *testing.T) {
 	check("arguments changed in place")
 	req.Messages = append(req.Messages[:1], llm.Message{Role: llm.RoleUser, Content: "Summary of the earlier conversation: " + strings.Repeat("it read files. ", 20)})
 	check("compacted")
-	r.estimateRequest(req)
+	r.cs.estimate(req)
 	carried := map[string]bool{}
 	for _, m := range req.Messages {
 		carried[m.Content] = true
@@ -239,15 +239,15 @@ func BenchmarkEstimateRequest(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			r.cs.tokens = tokenCache{}
-			r.estimateRequest(req)
+			r.cs.estimate(req)
 		}
 		b.ReportMetric(float64(bytes), "history-bytes")
 	})
 	b.Run("again", func(b *testing.B) {
 		b.ReportAllocs()
-		r.estimateRequest(req)
+		r.cs.estimate(req)
 		for b.Loop() {
-			r.estimateRequest(req)
+			r.cs.estimate(req)
 		}
 		b.ReportMetric(float64(bytes), "history-bytes")
 	})
