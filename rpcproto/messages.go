@@ -370,7 +370,7 @@ type CommandInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Usage       string `json:"usage"`
-	Source      string `json:"source" doc:"always builtin"`
+	Source      string `json:"source" doc:"builtin, or mcp for an MCP server's prompt (/mcp__server__prompt)"`
 }
 
 // CommandsResult answers get_commands.

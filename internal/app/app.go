@@ -55,9 +55,12 @@ type App struct {
 	// Sandbox confines the commands of every session.
 	Sandbox *sandbox.Sandbox
 
-	policy    approval.Policy
-	closeOnce sync.Once
-	now       func() time.Time
+	policy approval.Policy
+	// extraRoots widen every session's workspace (--add-dir,
+	// workspace.extraRoots).
+	extraRoots []string
+	closeOnce  sync.Once
+	now        func() time.Time
 
 	// spaces are the per-workspace services (spaces.go).
 	spaces spaces
@@ -133,7 +136,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	// session service's background; Close waits for them.
 	titles := agent.NewTitleGenerator(a.Agent, agent.TitleConfigFrom(&a.Config.Settings))
 	extra := append(slices.Clone(a.Config.Workspace.ExtraRoots), opts.ExtraRoots...)
+	a.extraRoots = extra
 	a.Sessions, err = session.New(session.Deps{Store: a.Store, Runner: a.Agent, Titles: titles, Log: a.Log,
+		Prompts: mcpPrompts{a},
 		OpenWorkspace: func(dir string) (*workspace.Workspace, error) {
 			return workspace.New([]string{dir}, workspace.WithExtraRoots(extra...))
 		}})

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -12,8 +13,10 @@ import (
 	"github.com/olly-agent/olly/internal/config"
 	"github.com/olly-agent/olly/internal/mcp"
 	"github.com/olly-agent/olly/internal/sandbox"
+	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/tools"
 	"github.com/olly-agent/olly/internal/trust"
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // TrustFile is the trust store of project MCP servers and hooks, in the
@@ -92,4 +95,42 @@ func externalTools(m *mcp.Manager) tools.ToolSource {
 		return nil
 	}
 	return m
+}
+
+// mcpPrompts offers the MCP prompts of a session's workspace as slash
+// commands (session.PromptSource).
+type mcpPrompts struct{ a *App }
+
+func (p mcpPrompts) manager(dir string) (*mcp.Manager, error) {
+	ws, err := workspace.New([]string{dir}, workspace.WithExtraRoots(p.a.extraRoots...))
+	if err != nil {
+		return nil, err
+	}
+	sp, err := p.a.spaceFor(ws)
+	if err != nil {
+		return nil, err
+	}
+	return sp.mcp, nil
+}
+
+// PromptCommands implements session.PromptSource.
+func (p mcpPrompts) PromptCommands(ctx context.Context, dir string) []session.Command {
+	m, err := p.manager(dir)
+	if err != nil || len(m.Servers()) == 0 {
+		return nil
+	}
+	var out []session.Command
+	for _, c := range m.Prompts(ctx) {
+		out = append(out, session.Command{Name: c.Name, Usage: c.Usage, About: c.Description, Source: "mcp"})
+	}
+	return out
+}
+
+// ExpandPrompt implements session.PromptSource.
+func (p mcpPrompts) ExpandPrompt(ctx context.Context, dir, command, args string) (string, error) {
+	m, err := p.manager(dir)
+	if err != nil {
+		return "", err
+	}
+	return m.ExpandPrompt(ctx, command, args)
 }

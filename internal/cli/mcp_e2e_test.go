@@ -113,3 +113,29 @@ func TestPrintServerDyingMidCall(t *testing.T) {
 		t.Errorf("mcp_server_failed %v, final answer %v\n%s", failed, final, out)
 	}
 }
+
+// TestPrintMCPPromptCommand: /mcp__everything__args-prompt CITY sends the
+// server's prompt, with its argument filled, as the turn's prompt.
+func TestPrintMCPPromptCommand(t *testing.T) {
+	node, script := mcptest.Everything(t)
+	e := newPrintEnv(t)
+	e.write(t, e.global(), "mcp:\n  servers:\n    everything:\n      command: "+node+"\n      args: ["+script+", stdio]\n")
+	e.script(llmtest.Reply(llmtest.Text("Sunny. [TASK_COMPLETE]")))
+	code, out, errOut := e.runWith(t, "", nil, "-p", "--output", "json", "/mcp__everything__args-prompt Paris")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	var user string
+	for _, ev := range decodeEvents(t, out) {
+		if u, ok := ev.Data.(event.UserMessage); ok {
+			user = u.Text
+		}
+	}
+	if user != "What's weather in Paris?" {
+		t.Fatalf("prompt sent = %q\n%s", user, out)
+	}
+	code, _, errOut = e.runWith(t, "", nil, "-p", "/mcp__everything__nosuch")
+	if code == 0 || !strings.Contains(errOut, "unknown MCP prompt") {
+		t.Errorf("unknown prompt: exit %d, %s", code, errOut)
+	}
+}

@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/olly-agent/olly/internal/config"
 )
@@ -145,4 +148,20 @@ func FuzzParseServers(f *testing.F) {
 		check(ParseVSCodeSettings(data, "", "f"))
 		_ = StripJSONC(data)
 	})
+}
+
+func TestPromptArgs(t *testing.T) {
+	p := &sdk.Prompt{Name: "p", Arguments: []*sdk.PromptArgument{{Name: "city", Required: true}, {Name: "state"}}}
+	for args, want := range map[string]string{
+		"":                           "map[]",
+		"Paris":                      "map[city:Paris]",
+		"San Francisco":              "map[city:San state:Francisco]",
+		"Springfield Illinois State": "map[city:Springfield state:Illinois State]",
+		"state=TX Austin":            "map[city:Austin state:TX]",
+		"city=New=York":              "map[city:New=York]",
+	} {
+		if got := fmt.Sprint(PromptArgs(p, args)); got != want {
+			t.Errorf("PromptArgs(%q) = %s, want %s", args, got, want)
+		}
+	}
 }

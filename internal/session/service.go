@@ -63,6 +63,9 @@ type Deps struct {
 	// first-message title. TitleTimeout bounds it (0: 15 s).
 	Titles       TitleGenerator
 	TitleTimeout time.Duration
+	// Prompts expands the workspace's MCP prompts (/mcp__server__prompt);
+	// nil: there are none.
+	Prompts PromptSource
 	// Log receives what the person is not shown (a title the model could
 	// not write, memory that could not be stored); nil discards it.
 	Log *slog.Logger
@@ -77,6 +80,7 @@ type Service struct {
 	bus       *event.Bus
 	runner    Runner
 	compactor Compactor
+	prompts   PromptSource
 	now       func() time.Time
 	openWS    func(string) (*workspace.Workspace, error)
 
@@ -104,7 +108,7 @@ func New(d Deps) (*Service, error) {
 		s.bus = event.NewBus()
 	}
 	s.titles, s.titleTimeout, s.log, s.bg = d.Titles, d.TitleTimeout, d.Log, newBackground()
-	s.compactor = d.Compactor
+	s.compactor, s.prompts = d.Compactor, d.Prompts
 	if c, ok := d.Runner.(Compactor); ok && s.compactor == nil {
 		s.compactor = c
 	}

@@ -25,6 +25,9 @@ type Command struct {
 	// Default is the task when nothing follows a mode command; "" means
 	// a task is required.
 	Default string
+	// Source is "builtin", or "mcp" for a server's prompt
+	// (/mcp__server__prompt, listed by CommandsFor).
+	Source string
 }
 
 // Commands lists the slash commands, in the order help shows them.
@@ -83,6 +86,11 @@ func ParseSlash(text string) (SlashCommand, bool, error) {
 	if word == "" || !commandWord(word) {
 		return SlashCommand{Args: text}, false, nil
 	}
+	if strings.HasPrefix(word, externalPrefix) {
+		// An MCP prompt: whether the server offers it is known only once
+		// it is connected (Service.command asks it).
+		return SlashCommand{Name: word, Args: args}, true, nil
+	}
 	name := strings.ToLower(word)
 	if _, ok := commandNamed(name); !ok {
 		return SlashCommand{}, false, fmt.Errorf("unknown command /%s. Commands: %s. To send a prompt that starts with a slash, begin it with //", word, commandList())
@@ -118,6 +126,9 @@ func commandList() string {
 
 // command runs a parsed slash command.
 func (s *Service) command(ctx context.Context, id string, in PromptInput, sc SlashCommand) (*TurnResult, error) {
+	if strings.HasPrefix(sc.Name, externalPrefix) {
+		return s.externalCommand(ctx, id, in, sc)
+	}
 	c, _ := commandNamed(sc.Name) // ParseSlash returns known commands only
 	switch {
 	case c.Mode != "":

@@ -181,10 +181,11 @@ func runGetModels(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rp
 	return out, nil
 }
 
-func runGetCommands(context.Context, *Server, *call, rpcproto.Empty) (rpcproto.CommandsResult, error) {
+func runGetCommands(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.CommandsResult, error) {
 	out := rpcproto.CommandsResult{Commands: []rpcproto.CommandInfo{}}
-	for _, c := range session.Commands() {
-		out.Commands = append(out.Commands, rpcproto.CommandInfo{Name: c.Name, Description: c.About, Usage: c.Usage, Source: "builtin"})
+	// The current session's workspace adds its MCP servers' prompts.
+	for _, c := range s.opts.Sessions.CommandsFor(ctx, s.current()) {
+		out.Commands = append(out.Commands, rpcproto.CommandInfo{Name: c.Name, Description: c.About, Usage: c.Usage, Source: c.Source})
 	}
 	return out, nil
 }
