@@ -17,6 +17,9 @@ const maxStopBlocks = 3
 type turnHooks interface {
 	PromptSubmitted(ctx context.Context, session string, first bool, prompt string) (block, extra string, runs []event.HookRun)
 	Stopping(ctx context.Context, session string, active bool) (reason string, runs []event.HookRun)
+	// Notices say which project hooks do not run because nobody trusted
+	// them; each is shown once per session.
+	Notices() []string
 }
 
 // hookState is what a turn's hooks left behind.
@@ -50,12 +53,27 @@ func (r *run) promptHooks(ctx context.Context) error {
 	return nil
 }
 
-// emitPromptHookRuns shows the prompt hooks' runs after the user message.
+// emitPromptHookRuns shows the prompt hooks' runs after the user message,
+// and, once per session, which project hooks do not run for want of trust.
 func (r *run) emitPromptHookRuns(ctx context.Context) {
 	for _, run := range r.hooks.runs {
 		_ = r.emit(ctx, run)
 	}
 	r.hooks.runs = nil
+	h, ok := r.env.Hooks.(turnHooks)
+	if !ok || r.depth > 0 {
+		return
+	}
+	for _, n := range h.Notices() {
+		key := r.t.SessionID + "\x00hooks\x00" + n
+		r.a.mu.Lock()
+		seen := r.a.warned[key]
+		r.a.warned[key] = true
+		r.a.mu.Unlock()
+		if !seen {
+			_ = r.emit(ctx, event.Warning{Code: "hooks_untrusted", Message: n})
+		}
+	}
 }
 
 // stopHooks runs the Stop hooks when the turn is about to finish; a hook

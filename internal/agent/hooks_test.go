@@ -103,3 +103,40 @@ func TestPromptAndStopHooks(t *testing.T) {
 		t.Fatal("a blocked prompt reached the model")
 	}
 }
+
+// TestUntrustedProjectHookDoesNotRun: a project's PreToolUse hook that
+// nobody trusted neither runs nor blocks; the person is told once.
+func TestUntrustedProjectHookDoesNotRun(t *testing.T) {
+	canary := filepath.Join(t.TempDir(), "ran")
+	env := func(h *harness) func(context.Context, *session.Turn) (tools.Env, error) {
+		return func(ctx context.Context, turn *session.Turn) (tools.Env, error) {
+			root := turn.Workspace.Primary().Path
+			files, _ := hooks.Load(hooks.LoadOptions{Workspace: root})
+			return tools.Env{Hooks: hooks.New(hooks.Options{Files: files, Workspace: root, Env: os.Environ()})}, nil
+		}
+	}
+	h := newHarness(t, true, harnessOpt{toolEnv: env})
+	h.write(hooks.ProjectFile, `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "touch `+canary+`; exit 2"}]}]}}`)
+	h.write("notes.txt", "x\n")
+	h.srv.Enqueue(llmtest.Reply(h.call("read_file", `{"path": "notes.txt"}`)))
+	h.srv.Handle(func(*llmtest.Request) llmtest.Response { return llmtest.Reply(llmtest.Text("Read it. [TASK_COMPLETE]")) })
+	h.prompt("what is in notes.txt?")
+	h.prompt("what is in notes.txt now?")
+	if _, err := os.Stat(canary); err == nil {
+		t.Fatal("an untrusted project hook ran")
+	}
+	var told int
+	for _, w := range payloads[event.Warning](h.live) {
+		if w.Code == "hooks_untrusted" && strings.Contains(w.Message, hooks.ProjectFile) && strings.Contains(w.Message, "olly hooks trust") {
+			told++
+		}
+	}
+	if told != 1 || len(payloads[event.HookRun](h.live)) != 0 {
+		t.Fatalf("told %d times, %d hook runs", told, len(payloads[event.HookRun](h.live)))
+	}
+	for _, r := range payloads[event.ToolResult](h.live) {
+		if r.ToolName == "read_file" && r.IsError {
+			t.Fatalf("the read was blocked: %s", r.Content)
+		}
+	}
+}

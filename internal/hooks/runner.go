@@ -233,3 +233,16 @@ func clip(s string) string {
 	}
 	return strings.ToValidUTF8(s[:maxReason], "") + "\n[truncated]"
 }
+
+// Notices are what the person should know about hooks that do not run:
+// project hook files not trusted (or changed since they were trusted).
+func (r *Runner) Notices() []string {
+	if r == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range r.untrusted {
+		out = append(out, fmt.Sprintf("The project's hooks in %s are not trusted (or changed since), so they do not run. Review them with `olly hooks list` and trust them with `olly hooks trust`.", f.Source))
+	}
+	return out
+}

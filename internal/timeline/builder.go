@@ -120,6 +120,8 @@ func (b *Builder) Apply(ev event.Event) {
 	case event.MCPServerFailed:
 		// Shown as a warning: the server's tools are missing, the turn goes on.
 		b.appendBlock(ev.Turn, &Block{Kind: BlockNotice, Level: "warning", Text: p.Error})
+	case event.HookRun:
+		b.applyHookRun(ev.Turn, p) // hooks.go
 	case event.Status:
 		b.item(ev.Turn).Live = p.Text
 	case event.TurnFinished:
