@@ -119,7 +119,9 @@ func TestUntrustedProjectHookDoesNotRun(t *testing.T) {
 	h.write(hooks.ProjectFile, `{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "touch `+canary+`; exit 2"}]}]}}`)
 	h.write("notes.txt", "x\n")
 	h.srv.Enqueue(llmtest.Reply(h.call("read_file", `{"path": "notes.txt"}`)))
-	h.srv.Handle(func(*llmtest.Request) llmtest.Response { return llmtest.Reply(llmtest.Text("Read it. [TASK_COMPLETE]")) })
+	h.srv.Handle(func(*llmtest.Request) llmtest.Response {
+		return llmtest.Reply(llmtest.Text("Read it. [TASK_COMPLETE]"))
+	})
 	h.prompt("what is in notes.txt?")
 	h.prompt("what is in notes.txt now?")
 	if _, err := os.Stat(canary); err == nil {
