@@ -238,6 +238,10 @@ func TestTUIEndToEnd(t *testing.T) {
 	if !strings.Contains(strings.Join(strings.Fields(failed), " "), "llava:7b") {
 		t.Errorf("the vision error does not name llava:7b:\n%s", failed)
 	}
+	back := picker.waitFor("your prompt is back in the editor")
+	if !strings.Contains(back, "› what is in @shot.png please") {
+		t.Errorf("the prompt is not back in the editor:\n%s", back)
+	}
 	picker.quit()
 	t.Logf("live screen:\n%s", seen)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/session"
 )
 
 // clip runs a command and returns what it puts on the clipboard.
@@ -110,5 +111,28 @@ func TestImageAttachmentShown(t *testing.T) {
 	m.Update(history(s))
 	if scr := ansi.Strip(m.Render()); !strings.Contains(scr, "@ shot.png · image/png image, 47 KB") {
 		t.Errorf("the image attachment is not shown:\n%s", scr)
+	}
+}
+
+// A failed turn puts its prompt back into an empty editor; a done one
+// does not.
+func TestFailedTurnGivesThePromptBack(t *testing.T) {
+	for _, tc := range []struct {
+		status string
+		want   string
+	}{{event.FinishFailed, "what is in @shot.png"}, {event.FinishDone, ""}} {
+		m := newModel(90, 20, Deps{Sessions: &fakeSessions{}})
+		m.Update(historyMsg{})
+		for _, msg := range typed("what is in @shot.png") {
+			m.Update(msg)
+		}
+		m.submit(session.WhenBusyRefuse) // the command that runs the turn is not run here
+		if m.input.value() != "" {
+			t.Fatal("the editor was not cleared on send")
+		}
+		m.Update(turnDoneMsg{res: &session.TurnResult{Status: tc.status, Error: "model qwen3:8b cannot read images"}})
+		if got := m.input.value(); got != tc.want {
+			t.Errorf("%s turn: editor holds %q, want %q", tc.status, got, tc.want)
+		}
 	}
 }

@@ -235,6 +235,7 @@ func (m *Model) send(text string, whenBusy session.WhenBusy) tea.Cmd {
 	if !m.busy {
 		m.busy, m.busySince = true, m.now()
 	}
+	m.lastPrompt = text
 	ctx := m.ctx
 	cmds := []tea.Cmd{func() tea.Msg {
 		res, err := sub.Run(ctx)

@@ -112,6 +112,9 @@ type Model struct {
 	notice    string
 	quitArmed time.Time
 	tickEvery time.Duration
+	// lastPrompt is the last prompt sent to run now: a turn that fails
+	// puts it back into an empty editor, so it is not lost.
+	lastPrompt string
 	// pickOnly: no session is open, only the sessions picker (olly
 	// --resume without an id); closing it quits.
 	pickOnly bool
@@ -347,6 +350,13 @@ func (m *Model) turnDone(msg turnDoneMsg) tea.Cmd {
 		return tea.Quit
 	}
 	m.busy = m.turnRunning()
+	if msg.res != nil && msg.res.Status == event.FinishFailed && m.lastPrompt != "" && m.input.value() == "" {
+		// A failed turn (a model without vision, a server down): the
+		// prompt is back in the editor to send again.
+		m.input.ta.SetValue(m.lastPrompt)
+		m.notice = "the turn failed (see above): your prompt is back in the editor"
+	}
+	m.lastPrompt = ""
 	return nil
 }
 
