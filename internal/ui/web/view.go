@@ -83,12 +83,12 @@ func (v *view) apply(ev event.Event, now time.Time) {
 	}
 }
 
-// The first frame of a session carries its last firstItems items, so the
-// page paints what the person looks at first; the older items follow,
+// The first frame of a session carries its last firstItems items (about two
+// screens), so the page paints what the person looks at first; the older items follow,
 // newest first, chunkItems a frame (the browser paints between them, and
 // the server renders them while the page puts the first ones in place).
 const (
-	firstItems = 20
+	firstItems = 8
 	chunkItems = 10
 )
 

@@ -52,8 +52,11 @@ function onFrame(f) {
       setModel(f.model);
       showWarnings(f.warnings || []);
       window.ollyStats.ready++;
-      refreshState();
-      refreshSessions();
+      // The state, the pickers and the sessions list are asked for once the
+      // timeline is painted: on a long session they would compete with it.
+      state.afterPaint = () => { refreshState(); refreshSessions(); };
+      clearTimeout(state.afterPaintTimer);
+      state.afterPaintTimer = setTimeout(runAfterPaint, 2000); // a timeline that never comes
       break;
     case "web_timeline":
       window.ollyStats.recvMs = window.ollyStats.recvMs || performance.now();
@@ -77,6 +80,7 @@ function onFrame(f) {
         requestAnimationFrame(() => { window.ollyStats.paintMs = performance.now(); });
       }
       window.ollyStats.lastSeq = f.lastSeq;
+      if (state.afterPaint) requestAnimationFrame(() => setTimeout(runAfterPaint, 0));
       if (f.at) window.ollyStats.lastLatencyMs = Date.now() - f.at;
       if (f.reset) scrollToEnd();
       else if (nearEnd()) scrollToEnd();
@@ -98,6 +102,13 @@ function onFrame(f) {
       if (!review.root.hidden) review.refresh();
       break;
   }
+}
+
+function runAfterPaint() {
+  const fn = state.afterPaint;
+  state.afterPaint = null;
+  clearTimeout(state.afterPaintTimer);
+  if (fn) fn();
 }
 
 function nearEnd() {

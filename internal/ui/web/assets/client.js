@@ -18,15 +18,28 @@ export class Client {
   // holds and its item count), so the server sends only what changed.
   connect(session) {
     if (session !== undefined) this.session = session;
+    const b = window.ollyBoot;
+    window.ollyBoot = null;
+    if (b && !b.closed && b.session === this.session) {
+      // boot.js's socket, opened while the modules loaded.
+      this.attach(b.ws);
+      if (b.open) this.opened();
+      for (const f of b.frames) this.receive(f);
+      return;
+    }
+    if (b) b.ws.close();
     let q = this.session ? "?session=" + encodeURIComponent(this.session) : "";
     const r = this.resumePoint && this.resumePoint();
     if (session === undefined && r && this.session && r.session === this.session && r.since > 0) {
       q += `&since=${r.since}&count=${r.count}`;
     }
-    const ws = new WebSocket(`ws://${location.host}/ws${q}`);
+    this.attach(new WebSocket(`ws://${location.host}/ws${q}`));
+  }
+
+  attach(ws) {
     this.ws = ws;
     this.onState("connecting");
-    ws.onopen = () => { this.delay = 250; this.onState("connected"); };
+    ws.onopen = () => this.opened();
     ws.onmessage = (m) => this.receive(m.data);
     ws.onclose = () => {
       if (this.ws !== ws) return;
@@ -37,6 +50,11 @@ export class Client {
       setTimeout(() => this.connect(), this.delay);
       this.delay = Math.min(this.delay * 2, 5000);
     };
+  }
+
+  opened() {
+    this.delay = 250;
+    this.onState("connected");
   }
 
   // switchTo opens another session: a new connection follows it.
