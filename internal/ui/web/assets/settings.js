@@ -51,15 +51,23 @@ export class Settings {
     this.root.replaceChildren();
   }
 
+  // refresh draws the current tab afresh. Only the latest call draws: a
+  // slower earlier one (after a save, before a tab was clicked) must not
+  // bring its tab back.
   async refresh() {
+    const gen = this.gen = (this.gen || 0) + 1;
+    const tab = this.tab;
+    let data;
     try {
-      this.data = await this.client.call("get_settings");
+      data = await this.client.call("get_settings");
     } catch (err) { this.toast(err.message); return; }
+    if (gen !== this.gen) return;
+    this.data = data;
     this.byKey = new Map(this.data.settings.map((s) => [s.key, s]));
     const head = el("div", "rhead");
     head.append(el("strong", "", "Settings"));
     for (const [id, label] of tabs) {
-      const b = el("button", "tab" + (id === this.tab ? " current" : ""), label);
+      const b = el("button", "tab" + (id === tab ? " current" : ""), label);
       b.dataset.tab = id;
       head.append(b);
     }
@@ -67,16 +75,17 @@ export class Settings {
     close.dataset.close = "1";
     head.append(close);
     const body = el("div", "sbody");
-    body.dataset.body = this.tab;
+    body.dataset.body = tab;
     for (const w of this.data.warnings || []) body.append(el("div", "notice warning", w));
-    await this.fill(body);
+    await this.fill(body, tab);
+    if (gen !== this.gen) return;
     this.root.replaceChildren(head, body);
     // How many times the page was drawn (tests wait for a new one).
     this.root.dataset.rendered = String(Number(this.root.dataset.rendered || 0) + 1);
   }
 
-  async fill(body) {
-    switch (this.tab) {
+  async fill(body, tab) {
+    switch (tab) {
       case "connection":
         body.append(this.connection(), ...this.rows(connectionKeys.filter((k) => k !== "apiKey")));
         break;
@@ -87,7 +96,7 @@ export class Settings {
         body.append(this.rules());
         break;
       default:
-        body.append(...this.rows(this.data.settings.map((s) => s.key).filter(inTab[this.tab])));
+        body.append(...this.rows(this.data.settings.map((s) => s.key).filter(inTab[tab])));
     }
     body.append(el("div", "muted", `Global file: ${this.data.globalFile}` + (this.data.projectFile ? ` · project file: ${this.data.projectFile}` : "")));
   }
