@@ -47,7 +47,10 @@ func NewDialect[C llm.Provider, O any](name, chatPath string, newClient func(str
 // sends a chunk and then nothing fails Recv after Timeouts.Idle, without a
 // retry (half the answer was delivered).
 func Timeouts(t *testing.T, d Dialect) {
-	to := llm.Timeouts{Response: 50 * time.Millisecond, Idle: 50 * time.Millisecond}
+	// The timeouts are short, but not so short that a loaded machine
+	// (a CI runner, other builds) misses them where the test expects none:
+	// the server's replies come at once or every 20 ms, ten times faster.
+	to := llm.Timeouts{Response: 250 * time.Millisecond, Idle: 250 * time.Millisecond}
 	t.Run("no headers", func(t *testing.T) {
 		srv := NewServer(t)
 		srv.Enqueue(llmtest.Hang(), llmtest.Hang(), llmtest.Hang(), llmtest.Hang())
