@@ -59,7 +59,7 @@ func (c *conn) get(ctx context.Context) (s *sdk.ClientSession, attempted bool, e
 	if c.srv.NeedsTrust() && !c.m.trusted(c.srv) {
 		return nil, false, fmt.Errorf("project MCP server %s (%s) is %w: run `olly mcp trust %s` to let it start", c.srv.Name, c.srv.File, ErrUntrusted, c.srv.Name)
 	}
-	if now := c.m.now(); now.Before(c.retryAt) {
+	if now := c.m.clock(); now.Before(c.retryAt) {
 		return nil, false, fmt.Errorf("%w (retrying in %s)", c.lastErr, c.retryAt.Sub(now).Round(time.Second))
 	}
 	cctx, cancel := context.WithTimeout(ctx, c.m.opts.ConnectTimeout)
@@ -67,7 +67,7 @@ func (c *conn) get(ctx context.Context) (s *sdk.ClientSession, attempted bool, e
 	s, err = c.connect(cctx)
 	if err != nil {
 		c.failures++
-		c.retryAt = c.m.now().Add(backoff(c.failures))
+		c.retryAt = c.m.clock().Add(backoff(c.failures))
 		c.lastErr = fmt.Errorf("MCP server %s: %w", c.srv.Name, err)
 		return nil, true, c.lastErr
 	}
@@ -148,16 +148,22 @@ func (c *conn) watch(s *sdk.ClientSession) {
 	if c.session == s {
 		c.session = nil
 		c.failures++
-		c.retryAt = c.m.now().Add(backoff(c.failures))
+		c.retryAt = c.m.clock().Add(backoff(c.failures))
 		c.lastErr = fmt.Errorf("MCP server %s stopped%s", c.srv.Name, c.stderrTail())
 	}
 }
 
-// drop closes a session that failed a call; the next use reconnects.
+// drop closes a session whose connection broke during a call. Like an end
+// watch notices (whichever sees it first), it counts as a failure: the next
+// use reconnects once the backoff allows, so a server that crashes on every
+// call is not restarted in a tight loop.
 func (c *conn) drop(s *sdk.ClientSession) {
 	c.mu.Lock()
 	if c.session == s {
 		c.session = nil
+		c.failures++
+		c.retryAt = c.m.clock().Add(backoff(c.failures))
+		c.lastErr = fmt.Errorf("MCP server %s stopped during a call%s", c.srv.Name, c.stderrTail())
 	}
 	c.mu.Unlock()
 	_ = s.Close()

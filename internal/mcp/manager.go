@@ -175,7 +175,7 @@ func (m *Manager) report(ctx context.Context, session string, emit func(context.
 	}
 	m.opts.Log.Warn("mcp server failed", "server", c.srv.Name, "error", err)
 	c.mu.Lock()
-	retry := c.retryAt.Sub(m.now())
+	retry := c.retryAt.Sub(m.clock())
 	c.mu.Unlock()
 	_ = emit(ctx, event.MCPServerFailed{Server: c.srv.Name, Transport: c.srv.Type, Error: err.Error(),
 		RetryInMs: max(retry, 0).Milliseconds()})
@@ -220,4 +220,18 @@ func (m *Manager) Close() error {
 	}
 	m.wg.Wait()
 	return nil
+}
+
+// clock is the time, from a clock tests may replace (setClock).
+func (m *Manager) clock() time.Time {
+	m.mu.Lock()
+	now := m.now
+	m.mu.Unlock()
+	return now()
+}
+
+func (m *Manager) setClock(now func() time.Time) {
+	m.mu.Lock()
+	m.now = now
+	m.mu.Unlock()
 }

@@ -133,7 +133,12 @@ func TestServerDyingMidCallIsAToolError(t *testing.T) {
 	if f := ev.failed(); len(f) != 1 || f[0].Server != "flaky" {
 		t.Fatalf("mcp_server_failed events = %+v", f)
 	}
-	// The next use reconnects (a new process).
+	// Within the backoff nothing restarts it; after it, the next use
+	// starts a new process.
+	if _, err := m.Connect(context.Background(), "flaky"); err == nil || !strings.Contains(err.Error(), "retrying in") {
+		t.Fatalf("reconnected within the backoff: %v", err)
+	}
+	m.setClock(func() time.Time { return time.Now().Add(2 * time.Second) })
 	if n, err := m.Connect(context.Background(), "flaky"); err != nil || n != 1 {
 		t.Fatalf("reconnect: %d %v", n, err)
 	}
