@@ -370,7 +370,7 @@ type CommandInfo struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Usage       string `json:"usage"`
-	Source      string `json:"source" doc:"builtin, or mcp for an MCP server's prompt (/mcp__server__prompt)"`
+	Source      string `json:"source" doc:"builtin; mcp for an MCP server's prompt (/mcp__server__prompt); or where a custom command was found: project (.olly/commands), claude (.claude/commands) or user (~/.config/olly/commands)"`
 }
 
 // CommandsResult answers get_commands.

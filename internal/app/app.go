@@ -138,7 +138,8 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	extra := append(slices.Clone(a.Config.Workspace.ExtraRoots), opts.ExtraRoots...)
 	a.extraRoots = extra
 	a.Sessions, err = session.New(session.Deps{Store: a.Store, Runner: a.Agent, Titles: titles, Log: a.Log,
-		Prompts: mcpPrompts{a},
+		Prompts:       mcpPrompts{a},
+		UserConfigDir: a.Config.Paths().ConfigDir, // custom commands and skills
 		OpenWorkspace: func(dir string) (*workspace.Workspace, error) {
 			return workspace.New([]string{dir}, workspace.WithExtraRoots(extra...))
 		}})

@@ -127,6 +127,7 @@ func tuiDeps(a *app.App, dir string) tui.Deps {
 			return err
 		},
 		Checkpoints:  a.Checkpoints,
+		Commands:     a.Sessions.Commands,
 		Models:       catalog.List,
 		Files:        func(ctx context.Context) ([]string, error) { return workspaceFiles(ctx, dir) },
 		Branch:       func() string { return branch },

@@ -29,12 +29,12 @@ func (s *Service) prompt(ctx context.Context, id string, in PromptInput) (*TurnR
 			return nil, err
 		}
 	}
-	cmd, isCmd, err := ParseSlash(in.Text)
+	cmd, cmds, isCmd, err := s.parseSlash(ctx, id, in.Text)
 	switch {
 	case err != nil:
 		return nil, err
 	case isCmd:
-		return s.command(ctx, id, in, cmd)
+		return s.command(ctx, id, in, cmd, cmds)
 	}
 	in.Text = cmd.Args // the text with an escaped "//" unescaped
 	return s.runTurn(ctx, id, in)

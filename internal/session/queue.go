@@ -100,7 +100,7 @@ func (s *Service) Submit(ctx context.Context, id string, in PromptInput, whenBus
 	if strings.TrimSpace(in.Text) == "" {
 		return nil, errors.New("empty prompt: type what the agent should do")
 	}
-	_, isCmd, err := ParseSlash(in.Text)
+	_, _, isCmd, err := s.parseSlash(ctx, id, in.Text)
 	switch {
 	case err != nil:
 		return nil, err

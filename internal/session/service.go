@@ -69,6 +69,9 @@ type Deps struct {
 	// Log receives what the person is not shown (a title the model could
 	// not write, memory that could not be stored); nil discards it.
 	Log *slog.Logger
+	// UserConfigDir is olly's configuration directory, holding the
+	// person's own custom commands and skills; "": none (slash_custom.go).
+	UserConfigDir string
 }
 
 // ErrBusy is returned by Prompt while the session is already running a turn.
@@ -83,6 +86,7 @@ type Service struct {
 	prompts   PromptSource
 	now       func() time.Time
 	openWS    func(string) (*workspace.Workspace, error)
+	userDir   string // custom commands and skills (slash_custom.go)
 
 	// titles.go: model-written titles, run in the background (bg).
 	titles       TitleGenerator
@@ -108,7 +112,7 @@ func New(d Deps) (*Service, error) {
 		s.bus = event.NewBus()
 	}
 	s.titles, s.titleTimeout, s.log, s.bg = d.Titles, d.TitleTimeout, d.Log, newBackground()
-	s.compactor, s.prompts = d.Compactor, d.Prompts
+	s.compactor, s.prompts, s.userDir = d.Compactor, d.Prompts, d.UserConfigDir
 	if c, ok := d.Runner.(Compactor); ok && s.compactor == nil {
 		s.compactor = c
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/olly-agent/olly/internal/customcmd"
 	"github.com/olly-agent/olly/internal/event"
 )
 
@@ -25,9 +26,12 @@ type Command struct {
 	// Default is the task when nothing follows a mode command; "" means
 	// a task is required.
 	Default string
-	// Source is "builtin", or "mcp" for a server's prompt
-	// (/mcp__server__prompt, listed by CommandsFor).
+	// Source is "builtin"; "mcp" for a server's prompt
+	// (/mcp__server__prompt); or where a custom command was found:
+	// "project", "claude" or "user" (slash_custom.go).
 	Source string
+	// custom is the custom command's file; nil for the others.
+	custom *customcmd.Command
 }
 
 // Commands lists the slash commands, in the order help shows them.
@@ -53,6 +57,8 @@ func Commands() []Command {
 			About: "summarize the conversation so far to free the context window; instructions say what to keep"},
 		{Name: "new", Usage: "/new [prompt]",
 			About: "start a new session in the same workspace (and run the prompt there)"},
+		{Name: "skills", Usage: "/skills",
+			About: "list the skills the agent can load, and where they come from"},
 	}
 }
 
@@ -71,6 +77,11 @@ type SlashCommand struct {
 // slash followed by anything else ("/usr/bin/env is missing", "/ 2") is
 // ordinary text.
 func ParseSlash(text string) (SlashCommand, bool, error) {
+	return parseSlash(text, builtins())
+}
+
+// parseSlash is ParseSlash with the commands cmds.
+func parseSlash(text string, cmds []Command) (SlashCommand, bool, error) {
 	lead := len(text) - len(strings.TrimLeft(text, " \t\r\n"))
 	rest := text[lead:]
 	switch {
@@ -92,8 +103,8 @@ func ParseSlash(text string) (SlashCommand, bool, error) {
 		return SlashCommand{Name: word, Args: args}, true, nil
 	}
 	name := strings.ToLower(word)
-	if _, ok := commandNamed(name); !ok {
-		return SlashCommand{}, false, fmt.Errorf("unknown command /%s. Commands: %s. To send a prompt that starts with a slash, begin it with //", word, commandList())
+	if _, ok := commandIn(cmds, name); !ok {
+		return SlashCommand{}, false, fmt.Errorf("unknown command /%s. Commands: %s. To send a prompt that starts with a slash, begin it with //", word, commandList(cmds))
 	}
 	return SlashCommand{Name: name, Args: args}, true, nil
 }
@@ -107,8 +118,8 @@ func commandWord(w string) bool {
 	return true
 }
 
-func commandNamed(name string) (Command, bool) {
-	for _, c := range Commands() {
+func commandIn(cmds []Command, name string) (Command, bool) {
+	for _, c := range cmds {
 		if c.Name == name {
 			return c, true
 		}
@@ -116,21 +127,25 @@ func commandNamed(name string) (Command, bool) {
 	return Command{}, false
 }
 
-func commandList() string {
+func commandList(cmds []Command) string {
 	var out []string
-	for _, c := range Commands() {
+	for _, c := range cmds {
 		out = append(out, c.Usage)
 	}
 	return strings.Join(out, ", ")
 }
 
-// command runs a parsed slash command.
-func (s *Service) command(ctx context.Context, id string, in PromptInput, sc SlashCommand) (*TurnResult, error) {
+// command runs a parsed slash command, one of cmds.
+func (s *Service) command(ctx context.Context, id string, in PromptInput, sc SlashCommand, cmds []Command) (*TurnResult, error) {
 	if strings.HasPrefix(sc.Name, externalPrefix) {
 		return s.externalCommand(ctx, id, in, sc)
 	}
-	c, _ := commandNamed(sc.Name) // ParseSlash returns known commands only
+	c, _ := commandIn(cmds, sc.Name) // parseSlash returns known commands only
 	switch {
+	case c.custom != nil:
+		return s.runCustom(ctx, id, in, c, sc.Args)
+	case c.Name == "skills":
+		return s.listSkills(ctx, id, in)
 	case c.Mode != "":
 		text := sc.Args
 		if text == "" {

@@ -61,7 +61,7 @@ func FuzzParseSlash(f *testing.F) {
 				t.Fatal("an error and a command")
 			}
 		case isCmd:
-			if _, ok := commandNamed(cmd.Name); !ok {
+			if _, ok := commandIn(Commands(), cmd.Name); !ok {
 				t.Fatalf("unknown command %q accepted", cmd.Name)
 			}
 		case !strings.HasPrefix(strings.TrimLeft(text, " \t\r\n"), "//") && cmd.Args != text:

@@ -34,7 +34,7 @@ func queryCommands() []*command {
 		def(rpcproto.CmdGetBranchMessages, "The prompts of the current branch, which branch can go back to.", false, runBranchMessages),
 		def(rpcproto.CmdGetSessionStats, "Message, tool-call and token counts of the current branch, and the lines of changes still pending.", false, runSessionStats),
 		def(rpcproto.CmdGetAvailableModels, "The models the server has.", true, runGetModels),
-		def(rpcproto.CmdGetCommands, "The slash commands a prompt may start with.", false, runGetCommands),
+		def(rpcproto.CmdGetCommands, "The slash commands a prompt may start with: the built-ins and the custom commands of the session's workspace and of the person.", false, runGetCommands),
 		def(rpcproto.CmdGetEvents, "The session's stored events after a seq (every branch, in order): how a client that reconnects catches up before the live stream.", false, runGetEvents),
 		def(rpcproto.CmdListSessions, "Stored sessions, most recently updated first.", false, runListSessions),
 		def(rpcproto.CmdSearchSessions, "Search every session's prompts, answers and titles (by words, and by meaning with an embedding model).", true, runSearch),
@@ -181,10 +181,16 @@ func runGetModels(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rp
 	return out, nil
 }
 
+// runGetCommands lists the session's slash commands: the built-ins, the
+// custom ones of its workspace and of the person (source project, claude
+// or user) and its MCP servers' prompts (source mcp).
 func runGetCommands(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.CommandsResult, error) {
 	out := rpcproto.CommandsResult{Commands: []rpcproto.CommandInfo{}}
-	// The current session's workspace adds its MCP servers' prompts.
-	for _, c := range s.opts.Sessions.CommandsFor(ctx, s.current()) {
+	cmds, err := s.opts.Sessions.Commands(ctx, s.current())
+	if err != nil {
+		return out, err
+	}
+	for _, c := range cmds {
 		out.Commands = append(out.Commands, rpcproto.CommandInfo{Name: c.Name, Description: c.About, Usage: c.Usage, Source: c.Source})
 	}
 	return out, nil

@@ -222,7 +222,7 @@ func (e *editor) refreshCompletion() tea.Cmd {
 	if e.ta.LineCount() == 1 && strings.HasPrefix(val, "/") && !strings.ContainsAny(val, " \n") {
 		c := e.comp
 		if c == nil || c.kind != compCommand {
-			c = commandCompletion()
+			c = e.m.commandCompletion()
 		}
 		c.filter(val[1:])
 		e.comp = c

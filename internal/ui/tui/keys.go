@@ -25,15 +25,30 @@ var localCommands = []struct{ name, about string }{
 	{"quit", "leave olly"},
 }
 
-func commandCompletion() *completion {
+// commandCompletion lists the TUI's own commands, then the session's
+// (the built-ins and the custom commands of its workspace and the person).
+func (m *Model) commandCompletion() *completion {
 	c := &completion{kind: compCommand, descs: map[string]string{}}
 	for _, lc := range localCommands {
 		c.all = append(c.all, lc.name)
 		c.descs[lc.name] = lc.about
 	}
-	for _, sc := range session.Commands() {
+	cmds := session.Commands()
+	if m.deps.Commands != nil && m.info.ID != "" {
+		if list, err := m.deps.Commands(m.ctx, m.info.ID); err == nil {
+			cmds = list
+		}
+	}
+	for _, sc := range cmds {
+		if _, local := c.descs[sc.Name]; local {
+			continue // the TUI's own command of that name
+		}
 		c.all = append(c.all, sc.Name)
-		c.descs[sc.Name] = sc.About
+		about := sc.About
+		if sc.Source != "" && sc.Source != session.SourceBuiltin {
+			about += " (" + sc.Source + ")"
+		}
+		c.descs[sc.Name] = about
 	}
 	return c
 }
@@ -274,7 +289,7 @@ func (m *Model) helpLines(h int) []string {
 		out = append(out, "")
 	}
 	out = append(out, st.info.Bold(true).Render("Commands"))
-	c := commandCompletion()
+	c := m.commandCompletion()
 	for _, name := range c.all {
 		out = append(out, "  "+pad(st.key.Render("/"+name), 22)+" "+c.descs[name])
 	}

@@ -54,6 +54,9 @@ type Deps struct {
 	SearchSessions func(ctx context.Context, query string) (matches []store.SessionMatch, notice string, err error)
 	// BranchPrompts lists a session's prompts, to branch from one.
 	BranchPrompts func(ctx context.Context, id string) ([]session.PromptRef, error)
+	// Commands lists the session's slash commands, custom ones included
+	// (session.Service.Commands); nil: the built-ins.
+	Commands func(ctx context.Context, id string) ([]session.Command, error)
 }
 
 // SessionInfo is what the status line shows of the session.
