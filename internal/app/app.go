@@ -116,9 +116,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	// Each session's scratch directory for throwaway files lives under the
 	// state directory and is deleted when its turn ends.
 	agentCfg.ScratchDir = filepath.Join(a.Config.Paths().StateDir, "scratch")
-	// The person's own AGENTS.md, skills and commands live beside the
-	// global settings file.
-	agentCfg.UserConfigDir = a.Config.Paths().ConfigDir
+	agentCfg.UserConfigDir = a.Config.Paths().ConfigDir // the person's AGENTS.md and skills
 	a.Agent, err = agent.New(agent.Deps{
 		Provider: a.Provider,
 		Tools:    a.Tools,
