@@ -103,11 +103,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	registered := append(tools.Core(), tools.LSP(nil, changedFiles{a.Store})...)
 	registered = append(registered, tools.TodoWrite{}, tools.TodoRead{})              // the agent's todo list (todo.go)
 	registered = append(registered, tools.Skill{UserDir: a.Config.Paths().ConfigDir}) // skills, loaded when the model asks
-	web, err := a.webTools()                                                          // web_fetch, and web_search when a backend is configured (web.go)
-	if err != nil {
-		return nil, err
-	}
-	registered = append(registered, web...)
+	registered = append(registered, a.webTools()...)                                  // web_fetch, and web_search when a backend is configured (web.go)
 	if a.Tools, err = tools.NewRegistry(append(registered, tools.Subagent{})...); err != nil {
 		return nil, err
 	}
