@@ -75,11 +75,12 @@ type SwitchRequest struct {
 // State answers get_state: pi's RpcSessionState and olly's own fields.
 type State struct {
 	Model                 *PiModel                  `json:"model" doc:"the session's model, null when none is set"`
-	ThinkingLevel         string                    `json:"thinkingLevel" doc:"off, or medium when agent.enableThinking is on"`
+	ThinkingLevel         string                    `json:"thinkingLevel" doc:"the session's thinking level (set_thinking_level); until set, medium when agent.enableThinking is on, else off"`
 	IsStreaming           bool                      `json:"isStreaming" doc:"a prompt is running"`
 	IsCompacting          bool                      `json:"isCompacting" doc:"a compact command is running"`
-	SteeringMode          string                    `json:"steeringMode" doc:"always all: a turn reads every waiting steering message at its next step"`
-	FollowUpMode          string                    `json:"followUpMode" doc:"always one-at-a-time: each follow-up is a turn of its own"`
+	SteeringMode          string                    `json:"steeringMode" doc:"all or one-at-a-time (set_steering_mode)"`
+	FollowUpMode          string                    `json:"followUpMode" doc:"one-at-a-time or all (set_follow_up_mode)"`
+	InterruptMode         string                    `json:"interruptMode" doc:"wait or immediate (set_interrupt_mode)"`
 	SessionID             string                    `json:"sessionId"`
 	SessionName           string                    `json:"sessionName,omitempty" doc:"the session's title"`
 	AutoCompactionEnabled bool                      `json:"autoCompactionEnabled" doc:"whether the context is compacted automatically when it fills up"`

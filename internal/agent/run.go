@@ -74,6 +74,9 @@ type Agent struct {
 	// frontend turned off (SetAutoCompaction); it lasts as long as olly
 	// runs, like pi's setting.
 	noAutoCompact map[string]bool
+	// thinking holds the sessions' thinking levels a frontend set
+	// (thinking.go); it lasts as long as olly runs.
+	thinking map[string]string
 }
 
 // New builds an agent.
@@ -225,7 +228,7 @@ func (r *run) begin(ctx context.Context) bool {
 	}
 	// A server that reports no capabilities (OpenAI-compatible, not
 	// Ollama) gets the images: it answers for itself.
-	r.cs.numCtx, r.cs.maxTokens, r.think = r.cfg.numCtx(r.model, d), r.cfg.MaxTokens, r.cfg.think(d)
+	r.cs.numCtx, r.cs.maxTokens, r.think = r.cfg.numCtx(r.model, d), r.cfg.MaxTokens, r.a.thinkFor(r.t.SessionID, d) // thinking.go
 	r.vision = d.Capabilities.Vision || !d.Capabilities.Known
 	if hasImages(r.user) && !r.vision {
 		// The prompt stays in the log and the prompt history.

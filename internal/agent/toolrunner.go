@@ -54,6 +54,9 @@ type toolRunner struct {
 	inScratch func(path string) bool
 	// concurrency is how many run_subagent calls run at once.
 	concurrency int
+	// interrupted reports a steering message that stops the response's
+	// remaining calls (the session's interrupt mode is immediate).
+	interrupted func() bool
 
 	dedupe dedupe
 	files  []string // written, in order, once each
@@ -63,7 +66,8 @@ type toolRunner struct {
 // newToolRunner is the run's tool runner, once its mode and environment
 // are set.
 func (r *run) newToolRunner() toolRunner {
-	return toolRunner{emit: r.emit, execute: r.execute, inScratch: r.inScratch, concurrency: r.cfg.SubagentConcurrency}
+	return toolRunner{emit: r.emit, execute: r.execute, inScratch: r.inScratch, concurrency: r.cfg.SubagentConcurrency,
+		interrupted: r.t.InterruptNow}
 }
 
 // batchResult is what a batch did.
@@ -263,6 +267,8 @@ func (r *toolRunner) runCall(ctx context.Context, group, actions string, c call,
 		return callResult{content: c.problem, isErr: true}
 	case skip == skipOver:
 		return callResult{content: fmt.Sprintf("[SYSTEM NOTE] Not run: only the first %d calls of a response run. Call it again in your next response if you still need it.", batchCap)}
+	case i > 0 && r.interrupted != nil && r.interrupted():
+		return callResult{content: "[SYSTEM NOTE] Not run: the person sent a message while your calls ran. Read it first; call this again if it is still needed."}
 	}
 	res := r.execute(ctx, group, action, c)
 	return callResult{content: res.Content, isErr: res.IsError || res.Denied, out: res}

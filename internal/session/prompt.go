@@ -85,6 +85,7 @@ func (s *Service) withTurn(ctx context.Context, id string, in PromptInput, fn fu
 	}
 	t := s.newTurn(sess, ws, in, evs)
 	t.steering = func() []PromptInput { return s.takeSteering(id) } // queue.go
+	t.interrupts = func() bool { return s.steeringInterrupts(id) }  // queuemodes.go
 	res, err := fn(turnCtx, t)
 	// The turn's events were queued (emitQueued): all of them are stored
 	// before the turn counts as ended.

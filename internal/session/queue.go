@@ -222,8 +222,8 @@ func (s *Service) nextQueued(id string, q *queue, drop bool) (PromptInput, bool)
 			return in, true
 		}
 		if len(q.follow) > 0 {
-			in := q.follow[0]
-			q.follow = q.follow[1:]
+			var in PromptInput
+			in, q.follow = takeFollowUps(q.follow, s.queueModesLocked(id).FollowUp) // queuemodes.go
 			return in, true
 		}
 	}
@@ -293,6 +293,11 @@ func (s *Service) takeSteering(id string) []PromptInput {
 	q := s.queueLocked(id)
 	if q == nil || len(q.steer) == 0 {
 		return nil
+	}
+	if s.queueModesLocked(id).Steering == QueueOneAtATime {
+		out := q.steer[:1:1]
+		q.steer = q.steer[1:]
+		return out
 	}
 	out := q.steer
 	q.steer = nil

@@ -107,6 +107,9 @@ type Turn struct {
 	// steering pops the session's queued steering messages (queue.go);
 	// nil for turns outside the service.
 	steering func() []PromptInput
+	// interrupts reports a steering message that stops the running
+	// response's calls (queuemodes.go).
+	interrupts func() bool
 	// started is set once the turn emitted anything (service turns).
 	started atomic.Bool
 }

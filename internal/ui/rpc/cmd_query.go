@@ -54,21 +54,18 @@ func runGetState(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpc
 	if err != nil {
 		return rpcproto.State{}, err
 	}
-	q := s.opts.Sessions.Queued(sess.ID)
+	q, qm := s.opts.Sessions.Queued(sess.ID), s.opts.Sessions.QueueModes(sess.ID)
 	s.mu.Lock()
 	compacting := s.compacting
 	s.mu.Unlock()
 	st := rpcproto.State{
-		Model: s.sessionModel(ctx, sess.Model), ThinkingLevel: "off", IsStreaming: s.opts.Sessions.Busy(sess.ID),
-		IsCompacting: compacting, SteeringMode: "all", FollowUpMode: "one-at-a-time",
+		Model: s.sessionModel(ctx, sess.Model), ThinkingLevel: s.thinkingLevel(sess.ID), IsStreaming: s.opts.Sessions.Busy(sess.ID),
+		IsCompacting: compacting, SteeringMode: string(qm.Steering), FollowUpMode: string(qm.FollowUp), InterruptMode: string(qm.Interrupt),
 		SessionID: sess.ID, SessionName: sess.Title, AutoCompactionEnabled: true,
 		MessageCount: len(piMessages(evs, s.opts.Provider)), PendingMessageCount: q.Total(),
 		Workspace: sess.Workspace, Mode: firstNonEmpty(sess.Mode, string(event.ModeAgent)), Status: string(sess.Status),
 		AutoApprove:      s.autoApprove(sess),
 		PendingApprovals: s.opts.Approvals.Pending(sess.ID), Queue: wireQueue(q), LastSeq: last, Events: s.opts.Events,
-	}
-	if s.opts.Thinking {
-		st.ThinkingLevel = "medium"
 	}
 	if s.opts.AutoCompaction != nil {
 		st.AutoCompactionEnabled = s.opts.AutoCompaction.AutoCompaction(sess.ID)

@@ -69,7 +69,7 @@ func commandExamples() map[string]example {
 			Files: []checkpoint.FileOutcome{{Path: "notes.txt", Action: "modified", Resolved: true, Status: store.FileUndone, Applied: 1}}})},
 			Conflicts: []rpcproto.Conflict{}}},
 		"review_navigate": {`"req_22"`, rpcproto.NavigateRequest{Move: "next"}, rpcproto.Review{Position: wirePosition(pos), File: &wfile, Hunk: &wfile.Hunks[0]}},
-		"get_state": {`"req_23"`, rpcproto.Empty{}, rpcproto.State{Model: &model, ThinkingLevel: "medium", IsStreaming: true, SteeringMode: "all", FollowUpMode: "one-at-a-time",
+		"get_state": {`"req_23"`, rpcproto.Empty{}, rpcproto.State{Model: &model, ThinkingLevel: "medium", IsStreaming: true, SteeringMode: "all", FollowUpMode: "one-at-a-time", InterruptMode: "wait",
 			SessionID: "01JD5ZQ8", SessionName: "Hello world in Go", AutoCompactionEnabled: true, MessageCount: 4, PendingMessageCount: 1,
 			Workspace: "/home/me/proj", Mode: "agent", Status: "generating",
 			PendingApprovals: []event.ApprovalRequested{{ApprovalID: "ap1", ActionID: "a3", Kind: event.ApprovalCommand, Command: "rm -rf build", Cwd: ".", Severity: "high", Reason: "recursive forced deletion"}},

@@ -3,5 +3,5 @@ package rpc
 // parityCommands are the commands pi's clients send that olly answers
 // like pi (fork, thinking levels, queue modes, retries, cycling models).
 func parityCommands() []*command {
-	return append(forkCommands(), sessionSettingsCommands()...)
+	return append(append(forkCommands(), sessionSettingsCommands()...), queueCommands()...)
 }

@@ -93,6 +93,9 @@ type Options struct {
 	// AutoCompaction reads and sets automatic context compaction
 	// (set_auto_compaction, get_state).
 	AutoCompaction AutoCompaction
+	// Levels reads and sets the sessions' thinking levels
+	// (set_thinking_level, cycle_thinking_level, get_state).
+	Levels Thinking
 	// Settings reads and writes the settings and the per-model table
 	// (get_settings, set_setting, test_connection, list_models,
 	// set_model_enabled, set_model_context).
