@@ -32,7 +32,7 @@ func TestQueueModesPerSession(t *testing.T) {
 	}
 	s.SetQueueModes("a", QueueModes{Steering: QueueOneAtATime})
 	s.SetQueueModes("a", QueueModes{FollowUp: QueueAll})
-	if got := s.QueueModes("a"); got != (QueueModes{Steering: QueueOneAtATime, FollowUp: QueueAll}) {
+	if got := s.QueueModes("a"); got != (QueueModes{Steering: QueueOneAtATime, FollowUp: QueueAll, Interrupt: InterruptWait}) {
 		t.Errorf("after setting %+v", got)
 	}
 	if got := s.QueueModes("b"); got != DefaultQueueModes() {
