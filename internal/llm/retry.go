@@ -38,13 +38,14 @@ func DefaultRetry() RetryPolicy {
 }
 
 // Retryable reports whether a request that failed with err may be tried
-// again: connection failures, server errors and timeouts only.
+// again: connection failures, server errors, timeouts and 429 (rate
+// limited) only.
 func Retryable(err error) bool {
 	switch KindOf(err) {
 	case KindConnection, KindServer, KindTimeout:
 		return true
 	}
-	return false
+	return rateLimited(err) // 429: wait and try again (retryhooks.go)
 }
 
 // Do calls fn until it succeeds, fails with an error that is not retryable,
@@ -53,6 +54,9 @@ func (p RetryPolicy) Do(ctx context.Context, fn func() error) error {
 	sleep := p.Sleep
 	if sleep == nil {
 		sleep = RealSleep
+	}
+	if h := retryHooksFrom(ctx); h != nil {
+		return p.doHooked(ctx, h, sleep, fn)
 	}
 	err := fn()
 	for i := 0; err != nil && Retryable(err) && i < len(p.Backoff); i++ {
