@@ -32,14 +32,7 @@ func TestBrowserRun(t *testing.T) {
 	)
 	s.open(t, browser)
 
-	// @file completion asks the server for the workspace's files.
-	run(t, browser, chromedp.SetValue("#prompt", "@note"))
-	value(t, browser, chromedp.Evaluate[bool](`document.querySelector("#prompt").dispatchEvent(new Event("input"))`))
-	run(t, browser, waitFor(`document.querySelector("#completions div[data-i]")?.textContent === "notes.txt"`),
-		chromedp.Click(`#completions div[data-i="0"]`))
-	if v := value(t, browser, chromedp.Value("#prompt")); v != "@notes.txt " {
-		t.Errorf("prompt after completing: %q", v)
-	}
+	checkFileCompletion(t, browser)
 
 	run(t, browser,
 		chromedp.SetValue("#prompt", "edit notes and delete build"),
@@ -76,14 +69,7 @@ func TestBrowserRun(t *testing.T) {
 	if pos != "change 1 of 2" {
 		t.Errorf("review position %q, want change 1 of 2", pos)
 	}
-	// Side by side: the old line left of the new one, with line numbers,
-	// in the review (approval cards: render_test.go); then back.
-	run(t, browser, chromedp.Click("#diff-mode"), chromedp.WaitVisible(`#review .hunk[data-hunk="1"] table.diff.split`))
-	row := value(t, browser, chromedp.Evaluate[string](`[...document.querySelectorAll('#review .hunk[data-hunk="1"] table.diff.split tr')].find((r) => r.querySelector("td.del"))?.innerText`))
-	if row != "1\ta\t1\tA" {
-		t.Errorf("side-by-side row %q, want 1 a | 1 A", row)
-	}
-	run(t, browser, chromedp.Click("#diff-mode"), chromedp.WaitVisible(`#review .hunk[data-hunk="1"] pre.diff.unified`))
+	checkSideBySide(t, browser)
 	run(t, browser,
 		chromedp.Click(`#review .hunk[data-hunk="1"] button[data-rcmd="undo"]`),
 		waitFor(`document.querySelector("#review .rpos")?.textContent === "change 1 of 1"`),
@@ -160,5 +146,31 @@ func TestBrowserTwoTabs(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(s.ws, "build")); !os.IsNotExist(err) {
 		t.Fatalf("build still there (%v)", err)
+	}
+}
+
+// checkSideBySide switches the open review to side by side: the old line
+// left of the new one, with line numbers (approval cards: render_test.go);
+// then back to unified.
+func checkSideBySide(t *testing.T, browser context.Context) {
+	t.Helper()
+	run(t, browser, chromedp.Click("#diff-mode"), chromedp.WaitVisible(`#review .hunk[data-hunk="1"] table.diff.split`))
+	row := value(t, browser, chromedp.Evaluate[string](`[...document.querySelectorAll('#review .hunk[data-hunk="1"] table.diff.split tr')].find((r) => r.querySelector("td.del"))?.innerText`))
+	if row != "1\ta\t1\tA" {
+		t.Errorf("side-by-side row %q, want 1 a | 1 A", row)
+	}
+	run(t, browser, chromedp.Click("#diff-mode"), chromedp.WaitVisible(`#review .hunk[data-hunk="1"] pre.diff.unified`))
+}
+
+// checkFileCompletion types @note: the server's complete_files offers
+// notes.txt, which a click puts in the prompt.
+func checkFileCompletion(t *testing.T, browser context.Context) {
+	t.Helper()
+	run(t, browser, chromedp.SetValue("#prompt", "@note"))
+	value(t, browser, chromedp.Evaluate[bool](`document.querySelector("#prompt").dispatchEvent(new Event("input"))`))
+	run(t, browser, waitFor(`document.querySelector("#completions div[data-i]")?.textContent === "notes.txt"`),
+		chromedp.Click(`#completions div[data-i="0"]`))
+	if v := value(t, browser, chromedp.Value("#prompt")); v != "@notes.txt " {
+		t.Errorf("prompt after completing: %q", v)
 	}
 }

@@ -51,25 +51,7 @@ func TestBrowserSettings(t *testing.T) {
 		t.Error("the page holds the token after saving it")
 	}
 
-	// Models: disable the model, cap its context.
-	run(t, browser,
-		chromedp.Click(`#settings button[data-tab="models"]`),
-		chromedp.WaitVisible(`#settings tr[data-model="coder:latest"]`),
-	)
-	n := value(t, browser, chromedp.Evaluate[string](`document.querySelector("#settings").dataset.rendered`))
-	run(t, browser,
-		chromedp.Click(`#settings input[data-enable="coder:latest"]`),
-		waitFor(`document.querySelector("#settings").dataset.rendered !== "`+n+`"`),
-		waitFor(`document.querySelector('#settings input[data-enable="coder:latest"]')?.checked === false`),
-		chromedp.SetValue(`#settings input[data-cap="coder:latest"]`, "16384"),
-	)
-	value(t, browser, chromedp.Evaluate[bool](`document.querySelector('#settings input[data-cap="coder:latest"]').dispatchEvent(new Event("change", {bubbles: true}))`))
-	toastSays(t, browser, "coder:latest: olly requests 16384 tokens (cap)")
-	run(t, browser, waitFor(`document.querySelector('#settings tr[data-model="coder:latest"]')?.textContent.includes("16384 (cap)")`))
-	ms, err := s.app.Store.Models(context.Background())
-	if err != nil || len(ms) != 1 || ms[0].Enabled || ms[0].NumCtxCap != 16384 {
-		t.Errorf("models in the store: %+v (%v)", ms, err)
-	}
+	settingsModels(t, s, browser)
 
 	// Approvals: approval.mode is user-only; saved in the global file.
 	run(t, browser,
@@ -99,6 +81,30 @@ func TestBrowserSettings(t *testing.T) {
 	toastSays(t, browser, "agent.sensitiveFilePatterns: saved")
 	if b, _ := os.ReadFile(global); !strings.Contains(string(b), "**/secrets/**") || !strings.Contains(string(b), "**/.env*") {
 		t.Errorf("the global file lacks the new pattern or the old ones:\n%s", b)
+	}
+}
+
+// settingsModels disables the model and caps its context in the models tab.
+func settingsModels(t *testing.T, s *stack, browser context.Context) {
+	t.Helper()
+	// Models: disable the model, cap its context.
+	run(t, browser,
+		chromedp.Click(`#settings button[data-tab="models"]`),
+		chromedp.WaitVisible(`#settings tr[data-model="coder:latest"]`),
+	)
+	n := value(t, browser, chromedp.Evaluate[string](`document.querySelector("#settings").dataset.rendered`))
+	run(t, browser,
+		chromedp.Click(`#settings input[data-enable="coder:latest"]`),
+		waitFor(`document.querySelector("#settings").dataset.rendered !== "`+n+`"`),
+		waitFor(`document.querySelector('#settings input[data-enable="coder:latest"]')?.checked === false`),
+		chromedp.SetValue(`#settings input[data-cap="coder:latest"]`, "16384"),
+	)
+	value(t, browser, chromedp.Evaluate[bool](`document.querySelector('#settings input[data-cap="coder:latest"]').dispatchEvent(new Event("change", {bubbles: true}))`))
+	toastSays(t, browser, "coder:latest: olly requests 16384 tokens (cap)")
+	run(t, browser, waitFor(`document.querySelector('#settings tr[data-model="coder:latest"]')?.textContent.includes("16384 (cap)")`))
+	ms, err := s.app.Store.Models(context.Background())
+	if err != nil || len(ms) != 1 || ms[0].Enabled || ms[0].NumCtxCap != 16384 {
+		t.Errorf("models in the store: %+v (%v)", ms, err)
 	}
 }
 
