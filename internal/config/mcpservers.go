@@ -134,20 +134,37 @@ func (serversKind) toNode(v any) *yaml.Node {
 	return n
 }
 
+// text shows the servers with the values of env and headers masked: they
+// are usually tokens (GITHUB_TOKEN, Authorization), and listings must not
+// print them.
 func (k serversKind) text(v any) string {
-	servers := v.([]MCPServer)
+	servers := masked(v.([]MCPServer))
 	if len(servers) == 0 {
 		return "{}"
 	}
-	n := k.toNode(v)
+	n := k.toNode(servers)
 	n.Style = yaml.FlowStyle
 	return nodeText(n)
 }
 
 func (serversKind) jsonValue(v any) any {
 	out := map[string]MCPServer{}
-	for _, s := range v.([]MCPServer) {
+	for _, s := range masked(v.([]MCPServer)) {
 		out[s.Name] = s
+	}
+	return out
+}
+
+// masked is a copy of servers with env and header values replaced.
+func masked(servers []MCPServer) []MCPServer {
+	out := cloneServers(servers)
+	for i := range out {
+		for k := range out[i].Env {
+			out[i].Env[k] = "***"
+		}
+		for k := range out[i].Headers {
+			out[i].Headers[k] = "***"
+		}
 	}
 	return out
 }

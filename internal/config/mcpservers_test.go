@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -49,5 +50,25 @@ func TestMCPServersSetting(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMCPServersListingMasksSecrets: env and header values (tokens) are
+// not shown by olly config list/get.
+func TestMCPServersListingMasksSecrets(t *testing.T) {
+	c, err := Load(LoadOptions{Home: t.TempDir(), Environ: []string{
+		`OLLY_MCP_SERVERS={gh: {command: gh-mcp, env: {GITHUB_TOKEN: ghp_secret}}, w: {url: "https://h/mcp", headers: {Authorization: Bearer tok_secret}}}`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	en, _ := c.Entry("mcp.servers")
+	js, _ := json.Marshal(en.JSON())
+	for _, shown := range []string{en.Text(), string(js)} {
+		if strings.Contains(shown, "secret") || !strings.Contains(shown, "GITHUB_TOKEN") || !strings.Contains(shown, "gh-mcp") {
+			t.Errorf("listing: %s", shown)
+		}
+	}
+	if c.MCP.Servers[0].Env["GITHUB_TOKEN"] != "ghp_secret" {
+		t.Error("masking changed the setting itself")
 	}
 }
