@@ -136,8 +136,26 @@ func TestSubmitQueuesWhileRunning(t *testing.T) {
 	if len(steered) != 2 || strings.Join(steered[0], "|") != "use tabs" || len(steered[1]) != 0 {
 		t.Errorf("steering taken per turn = %q", steered)
 	}
+	checkSteeringPlacement(t, svc, sess.ID)
+	if svc.Queued(sess.ID).Total() != 0 || svc.Busy(sess.ID) {
+		t.Error("the session is still held after Run")
+	}
+	// Idle again: a plain prompt is admitted.
+	sub, err := svc.Submit(ctx, sess.ID, PromptInput{Text: "again"}, WhenBusyRefuse)
+	if err != nil || sub.Queued != "" {
+		t.Fatalf("after Run: %+v, %v", sub, err)
+	}
+	sub.Release()
+}
+
+// checkSteeringPlacement checks where the steering message "use tabs" sent
+// into turn 1 of session id ended up: in turn 1's conversation, not a
+// prompt of its own (tree, branch), and inside turn 1 on the timeline.
+func checkSteeringPlacement(t *testing.T, svc *Service, id string) {
+	t.Helper()
+	ctx := context.Background()
 	// The steering message is in turn 1's conversation, as a user message.
-	evs, err := svc.History(ctx, sess.ID)
+	evs, err := svc.History(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,14 +170,14 @@ func TestSubmitQueuesWhileRunning(t *testing.T) {
 	}
 	// It is part of turn 1, not a prompt: the tree lists the two prompts
 	// only, the second under the first, and no branch starts at it.
-	tree, err := svc.Tree(ctx, sess.ID)
+	tree, err := svc.Tree(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(tree.Roots) != 1 || tree.Roots[0].Text != "first" || len(tree.Roots[0].Children) != 1 || tree.Roots[0].Children[0].Text != "then add tests" {
 		t.Errorf("tree roots %+v", tree.Roots)
 	}
-	if _, err := svc.Branch(ctx, sess.ID, steerSeq); err == nil || !strings.Contains(err.Error(), "not a prompt") {
+	if _, err := svc.Branch(ctx, id, steerSeq); err == nil || !strings.Contains(err.Error(), "not a prompt") {
 		t.Errorf("branch at the steering message: %v", err)
 	}
 	// The timeline shows it inside turn 1 (timeline's tests check where).
@@ -183,15 +201,6 @@ func TestSubmitQueuesWhileRunning(t *testing.T) {
 	if !steered1 {
 		t.Errorf("turn 1's blocks lack the steering message: %+v", turn1.Blocks)
 	}
-	if svc.Queued(sess.ID).Total() != 0 || svc.Busy(sess.ID) {
-		t.Error("the session is still held after Run")
-	}
-	// Idle again: a plain prompt is admitted.
-	sub, err := svc.Submit(ctx, sess.ID, PromptInput{Text: "again"}, WhenBusyRefuse)
-	if err != nil || sub.Queued != "" {
-		t.Fatalf("after Run: %+v, %v", sub, err)
-	}
-	sub.Release()
 }
 
 func TestLeftoverSteeringRunsAsNextTurn(t *testing.T) {
