@@ -7,7 +7,10 @@
 // is built from.
 //
 // The loop (agent.go) only orchestrates; each concern has its own file,
-// after the seed's sub-handlers:
+// after the seed's sub-handlers, and the steps that keep state keep it in
+// a type of their own, which reaches the rest of the run only through what
+// it is given (streamer, toolRunner, gates, contextState; docs/agent.md,
+// "The run's state"):
 //
 //   - stream.go, throttle.go, strip.go: the stream processor — the request
 //     is sent, reasoning and native tool calls accumulate, text is shown
