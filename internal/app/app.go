@@ -131,11 +131,14 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	titles := agent.NewTitleGenerator(a.Agent, agent.TitleConfigFrom(&a.Config.Settings))
 	extra := append(slices.Clone(a.Config.Workspace.ExtraRoots), opts.ExtraRoots...)
 	a.extraRoots = extra
+	// The file tools never write olly's own folders, even from a
+	// workspace that holds them (the home folder).
+	own := []string{a.Config.Paths().ConfigDir, a.Config.Paths().DataDir, a.Config.Paths().StateDir}
 	a.Sessions, err = session.New(session.Deps{Store: a.Store, Runner: a.Agent, Titles: titles, Log: a.Log,
 		Prompts:       mcpPrompts{a},
 		UserConfigDir: a.Config.Paths().ConfigDir, // custom commands and skills
 		OpenWorkspace: func(dir string) (*workspace.Workspace, error) {
-			return workspace.New([]string{dir}, workspace.WithExtraRoots(extra...))
+			return workspace.New([]string{dir}, workspace.WithExtraRoots(extra...), workspace.WithProtected(own...))
 		}})
 	if err != nil {
 		return nil, err

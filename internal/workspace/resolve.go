@@ -67,6 +67,9 @@ func (w *Workspace) ResolveForWrite(p string) (Path, error) {
 	if d.blocked != "" {
 		return Path{}, fmt.Errorf("cannot create %q: %s is a file, so nothing can be created below it: %w", p, w.Rel(d.blocked), ErrNotDir)
 	}
+	if err := w.checkProtected(p, r.Abs); err != nil {
+		return Path{}, err
+	}
 	return r, nil
 }
 

@@ -40,7 +40,8 @@ type Workspace struct {
 	fold           *bool
 	globalExcludes string
 
-	extra []string // WithExtraRoots, as given; allowed by New
+	extra     []string // WithExtraRoots, as given; allowed by New
+	protected []string // WithProtected, resolved
 
 	mu      sync.RWMutex
 	allowed []Root // Name is empty: allowed directories are not addressable by name
