@@ -105,6 +105,9 @@ func promptImages(in []rpcproto.ImageContent) ([]event.ImageRef, error) {
 func (s *Server) submit(ctx context.Context, c *call, in session.PromptInput, when session.WhenBusy) (rpcproto.PromptResult, error) {
 	id := s.current()
 	sub, err := s.opts.Sessions.Submit(ctx, id, in, when)
+	if errors.Is(err, session.ErrBusy) && s.turnEnding(ctx, id) { // ending.go
+		sub, err = s.submitAfterEnd(ctx, id, in, when)
+	}
 	if err != nil {
 		return rpcproto.PromptResult{}, busyHint(err)
 	}

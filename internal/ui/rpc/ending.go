@@ -1,0 +1,46 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/session"
+)
+
+// endingWait bounds the wait for a turn that has recorded turn_finished
+// (the client saw agent_end) to give the session back.
+const endingWait = 5 * time.Second
+
+// turnEnding reports whether the session's last stored event is
+// turn_finished: its turn is over and only winding down (a client that
+// answers agent_end at once must not be told the session is busy).
+func (s *Server) turnEnding(ctx context.Context, id string) bool {
+	last, err := s.opts.Sessions.LastSeq(ctx, id)
+	if err != nil || last == 0 {
+		return false
+	}
+	evs, err := s.opts.Sessions.Events(ctx, id, last-1, 1)
+	if err != nil || len(evs) != 1 {
+		return false
+	}
+	_, ok := evs[0].Data.(event.TurnFinished)
+	return ok
+}
+
+// submitAfterEnd submits again while the ended turn winds down.
+func (s *Server) submitAfterEnd(ctx context.Context, id string, in session.PromptInput, when session.WhenBusy) (*session.Submission, error) {
+	deadline := time.Now().Add(endingWait)
+	for {
+		sub, err := s.opts.Sessions.Submit(ctx, id, in, when)
+		if !errors.Is(err, session.ErrBusy) || time.Now().After(deadline) {
+			return sub, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
