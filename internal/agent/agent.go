@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/session"
@@ -41,7 +42,7 @@ func (r *run) loop(ctx context.Context) (*session.TurnResult, error) {
 		if res.canceled || res.err != nil {
 			return r.interrupted(ctx, res)
 		}
-		calls := r.parse(res)
+		calls := res.calls(r.offered, r.unavailable, fmt.Sprintf("call_%d_%d_", r.turnSeq, r.iter)) // toolrunner.go
 		var batch *batchResult
 		if len(calls) > 0 {
 			r.recordResponse(ctx, res, calls, false)

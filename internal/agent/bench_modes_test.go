@@ -75,7 +75,7 @@ func BenchmarkPromptAssembly(b *testing.B) {
 					b.Fatal(err)
 				}
 				r.system = sys
-				req := r.prepare(ctx)
+				req := r.req.prepare(ctx, r.iter)
 				n = len(req.Messages)
 				_ = r.usage(res)
 			}

@@ -17,7 +17,7 @@ package agent
 // Inside the agent loop, compaction runs by itself: before each request
 // whose prompt would reach 70% of the context window (prepare), and once
 // when the server says the prompt did not fit (overflowed), after which
-// the request is sent again.
+// the request is sent again; both are the requestBuilder's (request.go).
 
 import (
 	"context"
@@ -103,88 +103,6 @@ func (a *Agent) SetAutoCompaction(id string, on bool) error {
 		a.noAutoCompact = map[string]bool{}
 	}
 	a.noAutoCompact[id] = true
-	return nil
-}
-
-// prepare builds the iteration's request so that it fits the window:
-// olly never relies on the server to fit the prompt (Ollama would drop the
-// oldest messages silently — the task and the model's own calls first). The
-// conversation is compacted first when the prompt would reach the
-// threshold, or would not leave room for the answer (then whatever the
-// gain), or when the server was seen cutting the last prompt; if it still
-// does not fit, the largest tool results of this request are shortened
-// (fit.go). The request's estimate is recorded for token_usage.
-func (r *run) prepare(ctx context.Context) *llm.ChatRequest {
-	req := r.request()
-	est := r.cs.estimate(req)
-	limit := r.cs.promptLimit()
-	over := r.cs.fitSize(est.total) > limit || r.cs.serverCut
-	if r.cs.compactedAt != r.iter && (over || r.cs.calibrated(est.total) >= int(compactThreshold*float64(r.cs.numCtx))) &&
-		r.a.AutoCompaction(r.t.SessionID) {
-		gain := int(minGain * float64(r.cs.numCtx))
-		if over {
-			gain = 0
-		}
-		if r.compactTurn(ctx, max(r.cs.calibrated(est.total), r.cs.cutCount), gain) == nil {
-			req = r.request()
-			est = r.cs.estimate(req)
-		}
-	}
-	r.cs.serverCut, r.cs.cutCount = false, 0
-	if r.cs.fitSize(est.total) > limit {
-		req, est = r.cs.trimResults(req, est, limit)
-	}
-	r.cs.last = est
-	return req
-}
-
-// overflowed handles a request the server refused because the prompt did
-// not fit the context window: it compacts and reports true, once per
-// iteration, so the caller sends the request again; a second refusal (or
-// nothing to compact) gets advice added to its error and false. Only when
-// nothing was shown yet: a retry must not show the person a second
-// answer.
-func (r *run) overflowed(ctx context.Context, res *streamResult) bool {
-	if res.err == nil || !errors.Is(res.err, llm.ErrContextOverflow) || ctx.Err() != nil ||
-		res.display != "" || res.thinking != "" {
-		return false
-	}
-	if !r.a.AutoCompaction(r.t.SessionID) {
-		res.err = fmt.Errorf("%w — automatic compaction is off for this session: compact with /compact, or turn it back on", res.err)
-		return false
-	}
-	if r.cs.retriedAt == r.iter {
-		res.err = fmt.Errorf("%w — even after compacting the conversation; raise the context window (`olly config set agent.maxContextWindow <tokens>`, or the model's cap in `olly models`) or start a new session with /new", res.err)
-		return false
-	}
-	r.cs.retriedAt = r.iter
-	switch err := r.compactTurn(ctx, r.cs.calibrated(r.cs.last.total), 0); {
-	case errors.Is(err, ErrNothingToCompact):
-		res.err = fmt.Errorf("%w — and the conversation is too short to compact: a message or attachment is larger than the window; raise the context window (`olly config set agent.maxContextWindow <tokens>`) or attach less", res.err)
-		return false
-	case err != nil:
-		res.err = fmt.Errorf("%w — and compacting the conversation failed: %v", res.err, err)
-		return false
-	}
-	return true
-}
-
-// compactTurn compacts the running turn's conversation; nil means it did.
-// gain is the least number of tokens the compaction must remove (0: any).
-// The memory block in the system prompt is refreshed at the same time (see
-// systemMessage).
-func (r *run) compactTurn(ctx context.Context, before, gain int) error {
-	_, err := r.a.compact(ctx, &compactJob{conv: r.t.History, format: r.format, model: r.model, numCtx: r.cs.numCtx,
-		thinks: r.think != nil, memory: r.cs.snapshot(), task: r.t.Input.Text, before: before, ratio: r.cs.ratio,
-		minGain: gain, emit: r.emit})
-	if err != nil {
-		if !errors.Is(err, ErrNothingToCompact) && ctx.Err() == nil {
-			r.a.logger().Warn("context compaction failed", "session", r.t.SessionID, "turn", r.t.Number, "error", err)
-		}
-		return err
-	}
-	r.cs.compactedAt = r.iter
-	r.cs.refreshBlock()
 	return nil
 }
 

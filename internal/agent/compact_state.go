@@ -16,8 +16,8 @@ import (
 // the server's counts, and the compaction bookkeeping. Its own methods
 // size requests (estimate, promptLimit, trimResults in fit.go) and read
 // the server's counts (usage); the loop reaches it through a few one-line
-// hooks in run.go (startContext, observe, systemMessage, prepare,
-// overflowed, usage, memoryJSON).
+// hooks (startContext, observe, systemMessage, usage, memoryJSON), and the
+// request builder (request.go) through the pointer it is bound to.
 type contextState struct {
 	// mu guards memory and obs: tools may emit from their own goroutines.
 	mu     sync.Mutex
@@ -53,10 +53,6 @@ type contextState struct {
 	// goroutine uses them.
 	tokens tokenCache
 	sys    struct{ system, block, message string }
-	// compactedAt and retriedAt are the iterations of the last compaction
-	// and of the last overflow retry (0: none).
-	compactedAt int
-	retriedAt   int
 	// serverCut: the server's count of the last prompt says it cut the
 	// prompt to fit (see trusted); the next request is compacted first.
 	serverCut bool
@@ -170,8 +166,8 @@ func (r *run) startContext() {
 	r.cs.mu.Unlock()
 	r.cs.refreshBlock()
 	r.cs.instructions = r.instructionTokens()
-	if r.format == session.FormatText {
-		r.cs.textTools = estimateTools(nil, r.specs)
+	if r.req.format == session.FormatText {
+		r.cs.textTools = estimateTools(nil, r.req.specs)
 	}
 	// The calibration learned in earlier turns with this model: the
 	// first request of a turn need not rely on the raw estimate.

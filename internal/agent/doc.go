@@ -9,8 +9,8 @@
 // The loop (agent.go) only orchestrates; each concern has its own file,
 // after the seed's sub-handlers, and the steps that keep state keep it in
 // a type of their own, which reaches the rest of the run only through what
-// it is given (streamer, toolRunner, gates, contextState; docs/agent.md,
-// "The run's state"):
+// it is given (streamer, toolRunner, gates, requestBuilder, contextState;
+// docs/agent.md, "The run's state"):
 //
 //   - stream.go, throttle.go, strip.go: the stream processor — the request
 //     is sent, reasoning and native tool calls accumulate, text is shown
@@ -22,6 +22,11 @@
 //     8 calls draw a note, 15 is the cap.
 //   - control.go: the control plane — the <agent_control> continuation
 //     packet, the anti-repetition line, the task reminder.
+//   - request.go, compact.go, fit.go, compact_state.go, usage.go: the
+//     context — each iteration's request built from the conversation and
+//     fitted to the window (requestBuilder), the automatic compaction
+//     before a request near the window or after an overflow, session
+//     memory and token estimates (contextState).
 //   - gates.go: what may end the loop — failed calls, the write check, the
 //     diagnostics check.
 //   - summary.go: the final message.

@@ -62,19 +62,19 @@ func (c Config) think(d *llm.ModelDetails) *llm.Think {
 // rendered again with the call format and the tool descriptions. It
 // reports true when the caller should send the request again.
 func (r *run) toolsRefused(ctx context.Context, res *streamResult) bool {
-	if res.err == nil || r.format != session.FormatNative || !llm.ToolsUnsupported(res.err) ||
+	if res.err == nil || r.req.format != session.FormatNative || !llm.ToolsUnsupported(res.err) ||
 		res.display != "" || ctx.Err() != nil {
 		return false
 	}
 	system := r.system
-	r.format = session.FormatText
+	r.req.format = session.FormatText
 	var err error
 	if r.system, err = r.systemPrompt(); err != nil {
-		r.format, r.system = session.FormatNative, system
+		r.req.format, r.system = session.FormatNative, system
 		return false
 	}
 	r.a.markNoTools(r.model)
-	r.cs.textTools = estimateTools(nil, r.specs)
+	r.cs.textTools = estimateTools(nil, r.req.specs)
 	r.warnTextTools(ctx)
 	res.err = nil
 	return true

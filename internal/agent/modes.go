@@ -189,9 +189,9 @@ func (r *run) route(ctx context.Context, m mode) {
 
 // offer sets the tools offered to the model.
 func (r *run) offer(names []string) {
-	r.specs, r.offered = nil, map[string]bool{}
+	r.req.specs, r.offered = nil, map[string]bool{}
 	for _, s := range r.a.tools.Specs(names...) {
-		r.specs = append(r.specs, s)
+		r.req.specs = append(r.req.specs, s)
 		r.offered[s.Name] = true
 	}
 }
@@ -224,7 +224,7 @@ func (r *run) offerExternal(ctx context.Context) {
 		if r.offered[s.Name] {
 			continue
 		}
-		r.specs = append(r.specs, s)
+		r.req.specs = append(r.req.specs, s)
 		r.offered[s.Name] = true
 	}
 }

@@ -86,7 +86,7 @@ type promptTool struct {
 // descriptions and the call format for text tool calling.
 func (r *run) systemPrompt() (string, error) {
 	d := promptData{OS: r.a.goos, Shell: r.a.shell, Date: r.a.clock.Now().Format("2006-01-02"),
-		Native: r.format == session.FormatNative, Has: r.offered, MaxIterations: r.cfg.MaxIterations,
+		Native: r.req.format == session.FormatNative, Has: r.offered, MaxIterations: r.cfg.MaxIterations,
 		Mode: string(r.mode.name), Intent: r.intent(), Subagent: r.depth > 0, Focus: r.hint, Words: subagentWords,
 		Security: r.mode.security, Project: r.project, Scratch: r.scratch,
 		Instructions: r.instructions, Skills: r.skills}
@@ -97,7 +97,7 @@ func (r *run) systemPrompt() (string, error) {
 	if ws := r.t.Workspace; ws != nil {
 		d.Roots, d.MultiRoot = ws.Roots(), ws.MultiRoot()
 	}
-	for _, s := range r.specs {
+	for _, s := range r.req.specs {
 		d.ToolNames = append(d.ToolNames, s.Name)
 		d.Tools = append(d.Tools, promptTool{Name: s.Name, Description: s.Description, Parameters: compactJSON(s.Parameters)})
 	}

@@ -15,9 +15,9 @@ import (
 func renderFor(t *testing.T, a *Agent, dir string, mode event.Mode, native bool, d *event.Dispatch) string {
 	t.Helper()
 	r := detachedRunIn(t, a, dir, mode, "the task")
-	r.format = session.FormatText
+	r.req.format = session.FormatText
 	if native {
-		r.format = session.FormatNative
+		r.req.format = session.FormatNative
 	}
 	if d != nil {
 		r.dispatch = d

@@ -111,12 +111,8 @@ type run struct {
 
 	model   string
 	user    event.UserMessage
-	format  session.Format
-	think   *llm.Think
-	vision  bool // the model reads images
 	system  string
-	specs   []llm.Tool      // offered to the model
-	offered map[string]bool // their names
+	offered map[string]bool // the names of the tools offered (req.specs)
 	env     tools.Env
 
 	turnSeq int64 // seq of turn_started: makes group, action and call ids unique
@@ -125,8 +121,9 @@ type run struct {
 	gates   gates      // the completion decision (gates.go)
 	routing            // mode, dispatch, sub-agent depth, prompt additions (modes.go)
 
-	cs    contextState // session memory, token estimates, compaction (compact_state.go)
-	hooks hookState    // hooks.go
+	cs    contextState   // session memory, token estimates, compaction (compact_state.go)
+	req   requestBuilder // the requests and the automatic compaction (request.go)
+	hooks hookState      // hooks.go
 
 	final    string
 	status   string
@@ -194,6 +191,7 @@ func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
 	if d, ok := env.Diagnostics.(Diagnostics); ok {
 		r.gates.diag = d
 	}
+	r.bindRequests()
 	return r, nil
 }
 
@@ -228,16 +226,16 @@ func (r *run) begin(ctx context.Context) bool {
 	}
 	// A server that reports no capabilities (OpenAI-compatible, not
 	// Ollama) gets the images: it answers for itself.
-	r.cs.numCtx, r.cs.maxTokens, r.think = r.cfg.numCtx(r.model, d), r.cfg.MaxTokens, r.a.thinkFor(r.t.SessionID, d) // thinking.go
-	r.vision = d.Capabilities.Vision || !d.Capabilities.Known
-	if hasImages(r.user) && !r.vision {
+	r.cs.numCtx, r.cs.maxTokens, r.req.think = r.cfg.numCtx(r.model, d), r.cfg.MaxTokens, r.a.thinkFor(r.t.SessionID, d) // thinking.go
+	r.req.vision = d.Capabilities.Vision || !d.Capabilities.Known
+	if hasImages(r.user) && !r.req.vision {
 		// The prompt stays in the log and the prompt history.
 		r.fail(ctx, r.noVision(ctx))
 		return false
 	}
-	r.format = session.FormatNative
+	r.req.format = session.FormatNative
 	if !d.Capabilities.Tools {
-		r.format = session.FormatText
+		r.req.format = session.FormatText
 		r.warnTextTools(ctx)
 	}
 	if r.system, err = r.systemPrompt(); err != nil {
@@ -279,47 +277,14 @@ func (r *run) emit(ctx context.Context, p event.Payload) error {
 	return err
 }
 
-// stream runs one request (stream.go).
+// stream runs one iteration's request (stream.go): built and fitted to the
+// window by the request builder (request.go), sent again when the server
+// refused tools (model.go: text tool calls from now on) or the prompt did
+// not fit after all (request.go: compacted, once).
 func (r *run) stream(ctx context.Context) *streamResult {
 	s := &streamer{provider: r.a.provider, clock: r.a.clock, emit: r.emit, iter: r.iter, known: r.offered}
-	res := s.run(ctx, r.prepare(ctx)) // compact.go: compacted first when the prompt nears the window
-	// model.go: the server refused tools (text tool calls from now on);
-	// compact.go: it did not fit after all (compacted, once). Either way,
-	// send it again.
-	for r.toolsRefused(ctx, res) || r.overflowed(ctx, res) {
-		res = s.run(ctx, r.prepare(ctx))
-	}
-	if res.endedEarly {
-		_ = r.emit(ctx, event.Warning{Code: "ended_early",
-			Message: "The server stopped the model: it was repeating itself. olly kept what had arrived and carries on."})
-	}
-	return res
-}
-
-// request builds the iteration's chat request from the turn's
-// conversation, which holds exactly what the log holds.
-func (r *run) request() *llm.ChatRequest {
-	history := r.t.History.Messages(r.format)
-	msgs := make([]llm.Message, 0, len(history)+1)
-	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: r.systemMessage()}) // + session memory (compact_state.go)
-	for _, m := range history {
-		m.Thinking = "" // never reasoning in history (seed pitfall #12)
-		msgs = append(msgs, m)
-	}
-	if !r.vision {
-		dropImages(msgs) // images of earlier prompts, for a model that cannot read them
-	}
-	// truncate false: a prompt over num_ctx is refused (and compacted,
-	// compact.go), never cut silently by the server.
-	req := &llm.ChatRequest{Model: r.model, Messages: msgs, Think: r.think, KeepAlive: r.cfg.KeepAlive, Truncate: llm.Ptr(false),
-		Options: llm.Options{NumCtx: llm.Ptr(r.cs.numCtx), Temperature: llm.Ptr(r.cfg.Temperature)}}
-	if r.cfg.MaxTokens > 0 {
-		req.Options.NumPredict = llm.Ptr(r.cfg.MaxTokens)
-	}
-	if r.format == session.FormatNative {
-		req.Tools = r.specs
-	}
-	return req
+	return s.send(ctx, func() *llm.ChatRequest { return r.req.prepare(ctx, r.iter) },
+		func(res *streamResult) bool { return r.toolsRefused(ctx, res) || r.req.overflowed(ctx, r.iter, res) })
 }
 
 // recordResponse closes the iteration for the person and the history: the

@@ -76,6 +76,22 @@ type streamState struct {
 	callName  string
 }
 
+// send streams the request prepare builds, and again while retry says the
+// server's refusal was dealt with (the request changes: another tool-call
+// format, a compacted conversation). A stream the server ended early gets
+// a warning; what had arrived is the response.
+func (s *streamer) send(ctx context.Context, prepare func() *llm.ChatRequest, retry func(*streamResult) bool) *streamResult {
+	res := s.run(ctx, prepare())
+	for retry(res) {
+		res = s.run(ctx, prepare())
+	}
+	if res.endedEarly {
+		_ = s.emit(ctx, event.Warning{Code: "ended_early",
+			Message: "The server stopped the model: it was repeating itself. olly kept what had arrived and carries on."})
+	}
+	return res
+}
+
 // run streams req. It never returns an error itself: failures are in the
 // result, with the text shown until then, so the caller can close the
 // iteration for the person.

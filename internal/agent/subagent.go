@@ -121,6 +121,7 @@ func (a *Agent) newSubRun(ctx context.Context, parent *run, group string, m mode
 	env.Emit, env.Subagents = r.emit, nil
 	r.useEnv(env)
 	r.batches = r.newToolRunner()
+	r.bindRequests()
 	return r, nil
 }
 

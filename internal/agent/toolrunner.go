@@ -77,11 +77,13 @@ type batchResult struct {
 	wrote  []string // files changed
 }
 
-// parse returns the response's tool calls: the server's native calls, or
+// calls returns the response's tool calls: the server's native calls, or
 // those written in the text (the text tool-call format, and a model with
 // native tool calling that wrote its calls as text instead). Every call
-// gets an id, a position and its arguments in one JSON form.
-func (r *run) parse(res *streamResult) []call {
+// gets an id (idPrefix and its position, when the server gave none or a
+// repeated one), a position and its arguments in one JSON form; a call of
+// a tool not offered gets unavailable's message as its problem.
+func (res *streamResult) calls(offered map[string]bool, unavailable func(name string) string, idPrefix string) []call {
 	var calls []call
 	if len(res.nativeCalls) > 0 {
 		for _, tc := range res.nativeCalls {
@@ -102,12 +104,12 @@ func (r *run) parse(res *streamResult) []call {
 		switch {
 		case c.problem != "":
 			c.refusal = "malformed call"
-		case !r.offered[c.Name]:
-			c.problem, c.refusal = r.unavailable(c.Name), "not available"
+		case !offered[c.Name]:
+			c.problem, c.refusal = unavailable(c.Name), "not available"
 		}
 		c.Index = i
 		if c.ID == "" || ids[c.ID] {
-			c.ID = fmt.Sprintf("call_%d_%d_%d", r.turnSeq, r.iter, i+1)
+			c.ID = fmt.Sprintf("%s%d", idPrefix, i+1)
 		}
 		ids[c.ID] = true
 		c.Arguments = normalizeArgs(c.Arguments)
@@ -359,8 +361,8 @@ func (r *toolRunner) changed(p string) {
 }
 
 func (r *run) offeredNames() []string {
-	names := make([]string, 0, len(r.specs))
-	for _, s := range r.specs {
+	names := make([]string, 0, len(r.req.specs))
+	for _, s := range r.req.specs {
 		names = append(names, s.Name)
 	}
 	return names

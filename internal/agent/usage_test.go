@@ -170,8 +170,8 @@ func estimateBenchRequest(tb testing.TB) (*run, *llm.ChatRequest) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	r := &run{specs: reg.Specs()}
-	req := &llm.ChatRequest{Tools: r.specs, Messages: []llm.Message{{Role: llm.RoleSystem, Content: strings.Repeat("You are olly, a coding agent. Follow the rules below.\n", 80)}}}
+	r := &run{req: requestBuilder{specs: reg.Specs()}}
+	req := &llm.ChatRequest{Tools: r.req.specs, Messages: []llm.Message{{Role: llm.RoleSystem, Content: strings.Repeat("You are olly, a coding agent. Follow the rules below.\n", 80)}}}
 	code := "func (s *Server) handle(w http.ResponseWriter, r *http.Request) {\n\tif err := s.check(r); err != nil {\n\t\thttp.Error(w, err.Error(), 400)\n\t\treturn\n\t}\n}\n"
 	for i := 0; len(req.Messages) < 201; i++ {
 		id := fmt.Sprintf("call_%d", i)

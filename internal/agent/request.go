@@ -1,0 +1,155 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/session"
+)
+
+// requestBuilder builds a turn's chat requests and keeps them inside the
+// context window: what shapes a request (the tool-call format, the tools
+// offered, thinking, whether images are sent) and the automatic
+// compaction, before a request that nears the window (prepare) and once
+// after the server refused one as too long (overflowed). The run binds it
+// to the turn once (bindRequests) and passes the iteration; the sizes and
+// the session memory are the contextState's (compact_state.go).
+type requestBuilder struct {
+	a     *Agent
+	t     *session.Turn
+	cfg   *Config // the run's (its mode may change MaxIterations, not what is read here)
+	cs    *contextState
+	model string
+	emit  func(ctx context.Context, p event.Payload) error
+	// system returns the system message: the prompt and the memory block
+	// (systemMessage, compact_state.go).
+	system func() string
+
+	format session.Format
+	specs  []llm.Tool // offered to the model
+	think  *llm.Think // the thinking level sent
+	vision bool       // the model reads images
+	// compactedAt and retriedAt are the iterations of the last compaction
+	// and of the last overflow retry (0: none).
+	compactedAt int
+	retriedAt   int
+}
+
+// bindRequests gives the request builder what it reads of the turn; once
+// the run's model is known, before the first request.
+func (r *run) bindRequests() {
+	b := &r.req
+	b.a, b.t, b.cfg, b.cs, b.model = r.a, r.t, &r.cfg, &r.cs, r.model
+	b.emit, b.system = r.emit, r.systemMessage
+}
+
+// request builds the iteration's chat request from the turn's
+// conversation, which holds exactly what the log holds.
+func (b *requestBuilder) request() *llm.ChatRequest {
+	history := b.t.History.Messages(b.format)
+	msgs := make([]llm.Message, 0, len(history)+1)
+	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: b.system()}) // + session memory (compact_state.go)
+	for _, m := range history {
+		m.Thinking = "" // never reasoning in history (seed pitfall #12)
+		msgs = append(msgs, m)
+	}
+	if !b.vision {
+		dropImages(msgs) // images of earlier prompts, for a model that cannot read them
+	}
+	// truncate false: a prompt over num_ctx is refused (and compacted,
+	// compact.go), never cut silently by the server.
+	req := &llm.ChatRequest{Model: b.model, Messages: msgs, Think: b.think, KeepAlive: b.cfg.KeepAlive, Truncate: llm.Ptr(false),
+		Options: llm.Options{NumCtx: llm.Ptr(b.cs.numCtx), Temperature: llm.Ptr(b.cfg.Temperature)}}
+	if b.cfg.MaxTokens > 0 {
+		req.Options.NumPredict = llm.Ptr(b.cfg.MaxTokens)
+	}
+	if b.format == session.FormatNative {
+		req.Tools = b.specs
+	}
+	return req
+}
+
+// prepare builds the iteration's request so that it fits the window:
+// olly never relies on the server to fit the prompt (Ollama would drop the
+// oldest messages silently — the task and the model's own calls first). The
+// conversation is compacted first when the prompt would reach the
+// threshold, or would not leave room for the answer (then whatever the
+// gain), or when the server was seen cutting the last prompt; if it still
+// does not fit, the largest tool results of this request are shortened
+// (fit.go). The request's estimate is recorded for token_usage.
+func (b *requestBuilder) prepare(ctx context.Context, iter int) *llm.ChatRequest {
+	req := b.request()
+	est := b.cs.estimate(req)
+	limit := b.cs.promptLimit()
+	over := b.cs.fitSize(est.total) > limit || b.cs.serverCut
+	if b.compactedAt != iter && (over || b.cs.calibrated(est.total) >= int(compactThreshold*float64(b.cs.numCtx))) &&
+		b.a.AutoCompaction(b.t.SessionID) {
+		gain := int(minGain * float64(b.cs.numCtx))
+		if over {
+			gain = 0
+		}
+		if b.compactTurn(ctx, iter, max(b.cs.calibrated(est.total), b.cs.cutCount), gain) == nil {
+			req = b.request()
+			est = b.cs.estimate(req)
+		}
+	}
+	b.cs.serverCut, b.cs.cutCount = false, 0
+	if b.cs.fitSize(est.total) > limit {
+		req, est = b.cs.trimResults(req, est, limit)
+	}
+	b.cs.last = est
+	return req
+}
+
+// overflowed handles a request the server refused because the prompt did
+// not fit the context window: it compacts and reports true, once per
+// iteration, so the caller sends the request again; a second refusal (or
+// nothing to compact) gets advice added to its error and false. Only when
+// nothing was shown yet: a retry must not show the person a second
+// answer.
+func (b *requestBuilder) overflowed(ctx context.Context, iter int, res *streamResult) bool {
+	if res.err == nil || !errors.Is(res.err, llm.ErrContextOverflow) || ctx.Err() != nil ||
+		res.display != "" || res.thinking != "" {
+		return false
+	}
+	if !b.a.AutoCompaction(b.t.SessionID) {
+		res.err = fmt.Errorf("%w — automatic compaction is off for this session: compact with /compact, or turn it back on", res.err)
+		return false
+	}
+	if b.retriedAt == iter {
+		res.err = fmt.Errorf("%w — even after compacting the conversation; raise the context window (`olly config set agent.maxContextWindow <tokens>`, or the model's cap in `olly models`) or start a new session with /new", res.err)
+		return false
+	}
+	b.retriedAt = iter
+	switch err := b.compactTurn(ctx, iter, b.cs.calibrated(b.cs.last.total), 0); {
+	case errors.Is(err, ErrNothingToCompact):
+		res.err = fmt.Errorf("%w — and the conversation is too short to compact: a message or attachment is larger than the window; raise the context window (`olly config set agent.maxContextWindow <tokens>`) or attach less", res.err)
+		return false
+	case err != nil:
+		res.err = fmt.Errorf("%w — and compacting the conversation failed: %v", res.err, err)
+		return false
+	}
+	return true
+}
+
+// compactTurn compacts the running turn's conversation; nil means it did.
+// gain is the least number of tokens the compaction must remove (0: any).
+// The memory block in the system prompt is refreshed at the same time (see
+// systemMessage).
+func (b *requestBuilder) compactTurn(ctx context.Context, iter, before, gain int) error {
+	_, err := b.a.compact(ctx, &compactJob{conv: b.t.History, format: b.format, model: b.model, numCtx: b.cs.numCtx,
+		thinks: b.think != nil, memory: b.cs.snapshot(), task: b.t.Input.Text, before: before, ratio: b.cs.ratio,
+		minGain: gain, emit: b.emit})
+	if err != nil {
+		if !errors.Is(err, ErrNothingToCompact) && ctx.Err() == nil {
+			b.a.logger().Warn("context compaction failed", "session", b.t.SessionID, "turn", b.t.Number, "error", err)
+		}
+		return err
+	}
+	b.compactedAt = iter
+	b.cs.refreshBlock()
+	return nil
+}
