@@ -96,7 +96,7 @@ func TestMarshalWithoutPayloadFails(t *testing.T) {
 }
 
 func TestEphemeralTypes(t *testing.T) {
-	want := map[Type]bool{TypeTextDelta: true, TypeThinkingDelta: true, TypeToolOutput: true, TypeStatus: true}
+	want := map[Type]bool{TypeTextDelta: true, TypeThinkingDelta: true, TypeToolOutput: true, TypeStatus: true, TypeModelRetry: true}
 	for _, typ := range Types() {
 		if got := !Durable(typ); got != want[typ] {
 			t.Errorf("%s ephemeral = %v, want %v", typ, got, want[typ])

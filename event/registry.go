@@ -58,6 +58,7 @@ var registry = map[Type]typeInfo{
 	TypeWarning:             entry[Warning](durable),
 	TypeMCPServerFailed:     entry[MCPServerFailed](durable),
 	TypeStatus:              entry[Status](ephemeral),
+	TypeModelRetry:          entry[ModelRetry](ephemeral),
 	TypeTodoList:            entry[TodoList](durable),
 	TypeHookRun:             entry[HookRun](durable),
 }
@@ -69,7 +70,7 @@ var order = []Type{
 	TypeProgressGroupStart, TypeToolAction, TypeToolOutput, TypeProgressGroupFinish,
 	TypeSubagentThinking, TypeApprovalRequested, TypeApprovalResolved, TypeFilesChanged,
 	TypeFileChangeResult, TypeKeepUndoResult, TypeTokenUsage, TypeTitleChanged,
-	TypeSessionSettings, TypeTodoList, TypeError, TypeWarning, TypeMCPServerFailed, TypeStatus, TypeHookRun, TypeTurnFinished,
+	TypeSessionSettings, TypeTodoList, TypeError, TypeWarning, TypeMCPServerFailed, TypeStatus, TypeModelRetry, TypeHookRun, TypeTurnFinished,
 }
 
 // EventType implementations.

@@ -130,6 +130,16 @@ func (c *Client) SetAutoCompaction(ctx context.Context, on bool) error {
 	return c.Call(ctx, rpcproto.CmdSetAutoCompaction, EnabledRequest{Enabled: &on}, nil)
 }
 
+// SetAutoRetry turns the retries of transient model errors on or off.
+func (c *Client) SetAutoRetry(ctx context.Context, on bool) error {
+	return c.Call(ctx, rpcproto.CmdSetAutoRetry, EnabledRequest{Enabled: &on}, nil)
+}
+
+// AbortRetry ends the retry the session is waiting for, if any.
+func (c *Client) AbortRetry(ctx context.Context) error {
+	return c.Call(ctx, rpcproto.CmdAbortRetry, nil, nil)
+}
+
 // Bash runs a command in the session's shell; it waits as long as the
 // command runs (ctx bounds it; AbortBash stops it).
 func (c *Client) Bash(ctx context.Context, command string) (*BashResult, error) {

@@ -53,7 +53,8 @@ func piPackage(t *testing.T) (node, dir string) {
 
 // pi's own RpcClient drives olly --mode rpc through the commands pi's
 // clients send: fork, get_fork_messages, queue and interrupt modes,
-// thinking levels, cycle_model and abort_and_prompt.
+// thinking levels, set_auto_retry, abort_retry, cycle_model and
+// abort_and_prompt.
 func TestPiRpcClient(t *testing.T) {
 	node, pkg := piPackage(t)
 	e := newEnv(t)
@@ -86,9 +87,10 @@ func TestPiRpcClient(t *testing.T) {
 			Model         struct{ ID string }
 			ThinkingLevel string
 		}
-		Thinking []struct{ Level string }
-		LastText string
-		Events   map[string]int
+		Thinking          []struct{ Level string }
+		LastText          string
+		AutoRetryCommands bool
+		Events            map[string]int
 	}
 	if err := json.Unmarshal(stdout, &got); err != nil {
 		t.Fatalf("%v: %s\nstderr:\n%s", err, stdout, stderr.String())
@@ -103,6 +105,7 @@ func TestPiRpcClient(t *testing.T) {
 	check("state before", got.StateBefore.ThinkingLevel == "medium" && got.StateBefore.SteeringMode == "all" && got.StateBefore.FollowUpMode == "one-at-a-time" && got.StateBefore.InterruptMode == "wait")
 	check("fork", len(got.Forkable) == 2 && got.Fork.Text == "second prompt" && !got.Fork.Cancelled && len(got.AfterFork) == 1 && got.AfterFork[0] == "first prompt")
 	check("modes", got.StateModes.ThinkingLevel == "high" && got.StateModes.SteeringMode == "one-at-a-time" && got.StateModes.FollowUpMode == "all" && got.StateModes.InterruptMode == "immediate")
+	check("set_auto_retry and abort_retry", got.AutoRetryCommands)
 	check("cycle_model", got.CycledModel.Model.ID == "gpt-oss:20b" && got.CycledModel.ThinkingLevel == "high")
 	check("cycle_thinking_level", len(got.Thinking) == 2 && got.Thinking[0].Level == "off" && got.Thinking[1].Level == "low")
 	check("abort_and_prompt", got.LastText == "Three." && got.StateAfter.Model.ID == "gpt-oss:20b" && got.StateAfter.ThinkingLevel == "low")

@@ -77,6 +77,8 @@ type Agent struct {
 	// thinking holds the sessions' thinking levels a frontend set
 	// (thinking.go); it lasts as long as olly runs.
 	thinking map[string]string
+	// retry: the sessions' auto-retry switches (retry.go).
+	retry retrySwitch
 }
 
 // New builds an agent.
@@ -283,6 +285,7 @@ func (r *run) emit(ctx context.Context, p event.Payload) error {
 // not fit after all (request.go: compacted, once).
 func (r *run) stream(ctx context.Context) *streamResult {
 	s := &streamer{provider: r.a.provider, clock: r.a.clock, emit: r.emit, iter: r.iter, known: r.offered}
+	ctx = r.withRetryHooks(ctx) // retry.go: retries become model_retry events
 	return s.send(ctx, func() *llm.ChatRequest { return r.req.prepare(ctx, r.iter) },
 		func(res *streamResult) bool { return r.toolsRefused(ctx, res) || r.req.overflowed(ctx, r.iter, res) })
 }

@@ -153,7 +153,7 @@ func protocolOptions(a *app.App, catalog *models.Catalog, emb *store.Embedder, l
 		Sessions: a.Sessions, Approvals: a.Approvals, Store: a.Store, Version: version(),
 		Provider: cfg.Provider, BaseURL: cfg.BaseURL, Thinking: cfg.Agent.EnableThinking, MaxTokens: cfg.AgentMode.MaxTokens,
 		Log:    logger,
-		Models: catalog, Checkpoints: a.Checkpoints, SetAutoApprove: a.SetAutoApprove, Embedder: emb, AutoCompaction: a.Agent, Levels: a.Agent,
+		Models: catalog, Checkpoints: a.Checkpoints, SetAutoApprove: a.SetAutoApprove, Embedder: emb, AutoCompaction: a.Agent, AutoRetry: a.Agent, Levels: a.Agent,
 		RunCommand: func(ctx context.Context, id, command string) (*rpcproto.BashResult, error) {
 			res, err := a.Sessions.RunCommand(ctx, id, command)
 			if err != nil {

@@ -38,6 +38,7 @@ type (
 	ProgressGroupStart  = event.ProgressGroupStart
 	SessionSettings     = event.SessionSettings
 	Status              = event.Status
+	ModelRetry          = event.ModelRetry
 	SubagentThinking    = event.SubagentThinking
 	TextDelta           = event.TextDelta
 	ThinkingBlock       = event.ThinkingBlock
@@ -111,6 +112,9 @@ const (
 	TypeProgressGroupStart  = event.TypeProgressGroupStart
 	TypeSessionSettings     = event.TypeSessionSettings
 	TypeStatus              = event.TypeStatus
+	TypeModelRetry          = event.TypeModelRetry
+	RetryStart              = event.RetryStart
+	RetryEnd                = event.RetryEnd
 	TypeHookRun             = event.TypeHookRun
 	TypeSubagentThinking    = event.TypeSubagentThinking
 	TypeTextDelta           = event.TypeTextDelta

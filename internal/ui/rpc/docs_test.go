@@ -184,7 +184,11 @@ func writeEvents(t *testing.T, b *bytes.Buffer) {
 		"`message_update` steps (`text_start`, `text_delta`, `text_end`, the same for `thinking`, `toolcall_start`,\n" +
 		"`toolcall_end`, then `done` with the stop reason, or `error` with `error` or `aborted`); tool calls run as\n" +
 		"`tool_execution_start`, `tool_execution_update` (all output so far) and `tool_execution_end`. A command the\n" +
-		"person runs with `bash` has no pi events (as in pi). Costs are always zero. The first line of each type,\n" +
+		"person runs with `bash` has no pi events (as in pi). Costs are always zero. A model request that fails\n" +
+		"transiently (connection, server error, timeout, 429) is retried up to 3 times after 1, 2 and 4 s: each\n" +
+		"retry is an `auto_retry_start` (`attempt`, `maxAttempts`, `delayMs`, `errorMessage`) and the end of the\n" +
+		"retries an `auto_retry_end` (`success`, `attempt`, `finalError` when they failed), from olly's ephemeral\n" +
+		"`model_retry` events (`set_auto_retry`, `abort_retry`). The first line of each type,\n" +
 		"from a turn that ran one command:\n\n")
 	m := newPiMapper("ollama", false)
 	seen := map[string]bool{}

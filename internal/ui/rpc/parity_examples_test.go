@@ -23,6 +23,8 @@ func parityExamples(model rpcproto.PiModel) map[string]example {
 		"set_steering_mode":    {`"req_47"`, rpcproto.QueueModeRequest{Mode: "one-at-a-time"}, rpcproto.Empty{}},
 		"set_follow_up_mode":   {`"req_48"`, rpcproto.QueueModeRequest{Mode: "all"}, rpcproto.Empty{}},
 		"set_interrupt_mode":   {`"req_49"`, rpcproto.InterruptModeRequest{Mode: "immediate"}, rpcproto.Empty{}},
+		"set_auto_retry":       {`"req_56"`, rpcproto.EnabledRequest{Enabled: ptr(false)}, rpcproto.Empty{}},
+		"abort_retry":          {`"req_57"`, rpcproto.Empty{}, rpcproto.Empty{}},
 	}
 }
 

@@ -146,6 +146,8 @@ func (m *piMapper) Map(ev event.Event) []any {
 	case event.ControlMessage, event.Compaction:
 		m.flush(&out)
 		m.endTurn(&out)
+	case event.ModelRetry:
+		m.retry(&out, p) // pimap_retry.go
 	case event.Error:
 		m.fail(&out, p.Message, ts)
 	case event.TurnFinished:

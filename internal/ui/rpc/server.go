@@ -93,6 +93,9 @@ type Options struct {
 	// AutoCompaction reads and sets automatic context compaction
 	// (set_auto_compaction, get_state).
 	AutoCompaction AutoCompaction
+	// AutoRetry reads and sets the retries of transient model errors
+	// (set_auto_retry, abort_retry; cmd_retry.go).
+	AutoRetry AutoRetry
 	// Levels reads and sets the sessions' thinking levels
 	// (set_thinking_level, cycle_thinking_level, get_state).
 	Levels Thinking

@@ -40,6 +40,11 @@ try {
 	await raw({ type: "set_interrupt_mode", mode: "immediate" });
 	await client.setThinkingLevel("high");
 	out.stateModes = await client.getState();
+	// Auto-retry: off and on again; abort_retry with no retry waiting is a no-op.
+	await client.setAutoRetry(false);
+	await client.setAutoRetry(true);
+	await client.abortRetry();
+	out.autoRetryCommands = true;
 
 	out.cycledModel = await client.cycleModel();
 	out.thinking = [await client.cycleThinkingLevel(), await client.cycleThinkingLevel()];
