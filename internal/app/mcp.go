@@ -14,9 +14,9 @@ import (
 	"github.com/olly-agent/olly/internal/mcp"
 	"github.com/olly-agent/olly/internal/sandbox"
 	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/shell"
 	"github.com/olly-agent/olly/internal/tools"
 	"github.com/olly-agent/olly/internal/trust"
-	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // TrustFile is the trust store of project MCP servers and hooks, in the
@@ -46,7 +46,11 @@ func NewMCPManager(cfg *config.Config, sb *sandbox.Sandbox, spec sandbox.Spec, d
 	if sb == nil {
 		sb = sandbox.New("")
 	}
-	wrap, env := mcpWrap(sb, spec, dir, paths.StateDir)
+	// The servers start from the shell's clean environment (no provider
+	// keys or other secrets of olly's own); what a server needs goes in
+	// its configured env.
+	base := shell.EnvPolicy{Keep: cfg.Shell.Env.Keep, Drop: cfg.Shell.Env.Drop}.Environ(os.Environ())
+	wrap, env := mcpWrap(sb, spec, dir, paths.StateDir, base)
 	c := cfg.MCP
 	return mcp.New(mcp.Options{Workspace: dir, Servers: servers, Trust: st, Wrap: wrap, Environ: env,
 		Unsandboxed: c.Unsandboxed, Allow: c.Allow, AutoApproveReadOnly: c.AutoApproveReadOnly,
@@ -60,16 +64,16 @@ func SandboxSpec(cfg *config.Config) sandbox.Spec { return (&App{Config: cfg}).s
 // mcpWrap returns the sandbox wrapper of a workspace's stdio servers and
 // the environment they start with (TMPDIR in a folder of olly's state
 // directory that the sandbox lets them write); nil when no sandbox works.
-func mcpWrap(sb *sandbox.Sandbox, spec sandbox.Spec, dir, statedir string) (func(string, []string) ([]string, error), []string) {
+func mcpWrap(sb *sandbox.Sandbox, spec sandbox.Spec, dir, statedir string, base []string) (func(string, []string) ([]string, error), []string) {
 	if !sb.Status().Active() {
-		return nil, nil
+		return nil, base
 	}
 	sum := sha256.Sum256([]byte(dir))
 	tmp := filepath.Join(statedir, "mcp", hex.EncodeToString(sum[:6]))
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return func(string, []string) ([]string, error) {
 			return nil, fmt.Errorf("create the servers' temporary folder: %w", err)
-		}, nil
+		}, base
 	}
 	spec.Policy = sandbox.WorkspaceWrite
 	spec.Writable = append([]string{dir}, spec.Writable...)
@@ -78,8 +82,8 @@ func mcpWrap(sb *sandbox.Sandbox, spec sandbox.Spec, dir, statedir string) (func
 	// registry for npx): the network is what most of them are for.
 	spec.Network = true
 	helper := sb.WithHelper()
-	env := make([]string, 0, len(os.Environ())+1)
-	for _, kv := range os.Environ() {
+	env := make([]string, 0, len(base)+1)
+	for _, kv := range base {
 		if !strings.HasPrefix(kv, "TMPDIR=") {
 			env = append(env, kv)
 		}
@@ -102,7 +106,7 @@ func externalTools(m *mcp.Manager) tools.ToolSource {
 type mcpPrompts struct{ a *App }
 
 func (p mcpPrompts) manager(dir string) (*mcp.Manager, error) {
-	ws, err := workspace.New([]string{dir}, workspace.WithExtraRoots(p.a.extraRoots...))
+	ws, err := p.a.openWorkspace(dir)
 	if err != nil {
 		return nil, err
 	}

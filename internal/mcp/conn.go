@@ -125,7 +125,10 @@ func (c *conn) transport() (sdk.Transport, error) {
 		return &sdk.SSEClientTransport{Endpoint: c.srv.URL, HTTPClient: hc}, nil
 	}
 	argv := append([]string{c.srv.Command}, c.srv.Args...)
-	if c.m.opts.Wrap != nil && !c.m.unsandboxed(c.srv.Name) {
+	// mcp.unsandboxed is for the person's own servers: a project server
+	// runs code the project (and the model) can change, so it stays
+	// confined whatever the setting names.
+	if c.m.opts.Wrap != nil && (c.srv.NeedsTrust() || !c.m.unsandboxed(c.srv.Name)) {
 		var err error
 		if argv, err = c.m.opts.Wrap(c.srv.Name, argv); err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)

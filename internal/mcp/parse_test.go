@@ -165,3 +165,39 @@ func TestPromptArgs(t *testing.T) {
 		}
 	}
 }
+
+// A project server whose program is a workspace file the model can edit
+// needs trust again once the file changes; the person's own servers and
+// files outside the project are not read.
+func TestFingerprintFollowsTheProjectFiles(t *testing.T) {
+	ws := t.TempDir()
+	script := filepath.Join(ws, "tools", "server.js")
+	if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(script, []byte("serve()\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := stdio("p", "node", "tools/server.js")
+	s.Source, s.File = SourceProject, filepath.Join(ws, ProjectFile)
+	before := s.Fingerprint()
+	if len(s.fileHashes()) != 1 {
+		t.Fatalf("hashed %v, want tools/server.js", s.fileHashes())
+	}
+	if err := os.WriteFile(script, []byte("serve(); exfiltrate()\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s.Fingerprint() == before {
+		t.Error("an edited server script keeps the fingerprint")
+	}
+	user := s
+	user.Source = SourceUser
+	if user.fileHashes() != nil {
+		t.Error("a user server's files are hashed")
+	}
+	outside := stdio("p", "node", "../elsewhere.js")
+	outside.Source, outside.File = SourceProject, filepath.Join(ws, ProjectFile)
+	if outside.fileHashes() != nil {
+		t.Error("a file outside the project is hashed")
+	}
+}

@@ -14,12 +14,15 @@
 package mcp
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/olly-agent/olly/internal/config"
 	"github.com/olly-agent/olly/internal/trust"
@@ -45,12 +48,58 @@ type Server struct {
 // Fingerprint identifies what the server runs or reaches: a change to any
 // of its command, arguments, environment, URL, headers or transport gives
 // another fingerprint, so a trust given to the old entry does not apply.
+//
+// A project server's program is often a file of the workspace
+// (`node tools/server.js`), which the model can rewrite: the content of
+// its command and of every argument naming a regular file inside the
+// project (beside .mcp.json) is part of the fingerprint, so an edited
+// server needs trust again before it restarts.
 func (s Server) Fingerprint() string {
 	return trust.Fingerprint(struct {
 		Type, Command, URL string
 		Args               []string
 		Env, Headers       map[string]string
-	}{s.Type, s.Command, s.URL, s.Args, s.Env, s.Headers})
+		Files              map[string]string `json:",omitempty"`
+	}{s.Type, s.Command, s.URL, s.Args, s.Env, s.Headers, s.fileHashes()})
+}
+
+// maxHashedFile bounds a file read for the fingerprint.
+const maxHashedFile = 16 << 20
+
+// fileHashes is the SHA-256 of the project server's command and arguments
+// that are regular files inside its project; nil for other servers.
+func (s Server) fileHashes() map[string]string {
+	if !s.NeedsTrust() || s.File == "" || s.Type != config.MCPStdio {
+		return nil
+	}
+	dir := filepath.Dir(s.File)
+	var out map[string]string
+	for _, a := range append([]string{s.Command}, s.Args...) {
+		if a == "" || strings.HasPrefix(a, "-") {
+			continue
+		}
+		p := a
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		if rel, err := filepath.Rel(dir, p); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue // outside the project: the model cannot write it
+		}
+		fi, err := os.Stat(p)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxHashedFile {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		sum := sha256.Sum256(b)
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[a] = hex.EncodeToString(sum[:])
+	}
+	return out
 }
 
 // NeedsTrust reports whether the server runs only once a person trusts it:
