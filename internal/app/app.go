@@ -129,17 +129,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	// Model-written titles (agent.sessionTitleGeneration) run in the
 	// session service's background; Close waits for them.
 	titles := agent.NewTitleGenerator(a.Agent, agent.TitleConfigFrom(&a.Config.Settings))
-	extra := append(slices.Clone(a.Config.Workspace.ExtraRoots), opts.ExtraRoots...)
-	a.extraRoots = extra
-	// The file tools never write olly's own folders, even from a
-	// workspace that holds them (the home folder).
-	own := []string{a.Config.Paths().ConfigDir, a.Config.Paths().DataDir, a.Config.Paths().StateDir}
+	a.extraRoots = append(slices.Clone(a.Config.Workspace.ExtraRoots), opts.ExtraRoots...)
 	a.Sessions, err = session.New(session.Deps{Store: a.Store, Runner: a.Agent, Titles: titles, Log: a.Log,
 		Prompts:       mcpPrompts{a},
 		UserConfigDir: a.Config.Paths().ConfigDir, // custom commands and skills
-		OpenWorkspace: func(dir string) (*workspace.Workspace, error) {
-			return workspace.New([]string{dir}, workspace.WithExtraRoots(extra...), workspace.WithProtected(own...))
-		}})
+		OpenWorkspace: a.openWorkspace})
 	if err != nil {
 		return nil, err
 	}
@@ -276,4 +270,13 @@ func Workspace(dir string) (string, error) {
 		return "", fmt.Errorf("workspace %s is not a directory", abs)
 	}
 	return abs, nil
+}
+
+// openWorkspace is a session's workspace: the directory, the extra roots,
+// and olly's own folders protected — the file tools never write them,
+// even from a workspace that holds them (the home folder).
+func (a *App) openWorkspace(dir string) (*workspace.Workspace, error) {
+	p := a.Config.Paths()
+	return workspace.New([]string{dir}, workspace.WithExtraRoots(a.extraRoots...),
+		workspace.WithProtected(p.ConfigDir, p.DataDir, p.StateDir))
 }
