@@ -82,7 +82,7 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 	}
 	defer d.closeLog()
 	cfg, dir, logger := d.cfg, d.workspace, d.log
-	a, err := app.New(ctx, app.Options{Config: cfg, Store: d.store, Provider: d.provider, Log: logger, Approvals: approval.Policy{}})
+	a, err := app.New(ctx, app.Options{Config: cfg, Store: d.store, Provider: d.provider, Log: logger, Approvals: approval.Policy{}, ExtraRoots: d.addDirs})
 	if err != nil {
 		return err
 	}

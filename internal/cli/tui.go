@@ -44,7 +44,7 @@ func runTUI(ctx context.Context, f *Factory, opts *printOptions, args []string) 
 	}
 	defer d.closeLog()
 	// The person answers approvals in the UI.
-	a, err := app.New(ctx, app.Options{Config: d.cfg, Store: d.store, Provider: d.provider, Log: d.log, Approvals: approval.Policy{}})
+	a, err := app.New(ctx, app.Options{Config: d.cfg, Store: d.store, Provider: d.provider, Log: d.log, Approvals: approval.Policy{}, ExtraRoots: d.addDirs})
 	if err != nil {
 		return err
 	}
