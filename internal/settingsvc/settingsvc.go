@@ -126,6 +126,11 @@ func (s *Service) TestConnection(ctx context.Context, req rpcproto.TestConnectio
 			over[k] = strings.TrimSpace(v)
 		}
 	}
+	// The saved token goes only to the saved server: a test of another
+	// address without a token of its own is made without one.
+	if b, ok := over["baseUrl"]; ok && b != cfg.BaseURL && over["apiKey"] == nil {
+		over["apiKey"] = ""
+	}
 	if len(over) > 0 {
 		if cfg, err = cfg.WithOverrides(over); err != nil {
 			return nil, err

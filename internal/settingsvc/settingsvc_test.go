@@ -215,3 +215,27 @@ func TestModels(t *testing.T) {
 		}
 	}
 }
+
+// The saved token goes only to the saved server: testing another address
+// without a token of its own must not hand it the saved one.
+func TestTestConnectionKeepsTheTokenAtHome(t *testing.T) {
+	f := newFixture(t, "baseUrl: SERVER\napiKey: tok-abcdefgh\n", llmtest.WithToken("tok-abcdefgh"))
+	f.srv.AddModel("qwen3:8b", llmtest.Caps("completion", "tools"))
+	other := llmtest.New(t, llmtest.WithToken("tok-abcdefgh"))
+	ctx := context.Background()
+	res, err := f.svc.TestConnection(ctx, rpcproto.TestConnectionRequest{})
+	if err != nil || !res.OK {
+		t.Fatalf("the saved server with the saved token: %+v, %v", res, err)
+	}
+	res, err = f.svc.TestConnection(ctx, rpcproto.TestConnectionRequest{BaseURL: other.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OK || res.BaseURL != other.URL() {
+		t.Errorf("another address was sent the saved token: %+v", res)
+	}
+	res, err = f.svc.TestConnection(ctx, rpcproto.TestConnectionRequest{BaseURL: other.URL(), APIKey: "tok-abcdefgh"})
+	if err != nil || !res.OK {
+		t.Errorf("another address with its own token: %+v, %v", res, err)
+	}
+}
