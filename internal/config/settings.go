@@ -39,7 +39,7 @@ type MCPSettings struct {
 	Servers             []MCPServer   `key:"servers" userOnly:"true" doc:"MCP servers of every workspace: NAME: {command, args, env} (stdio) or NAME: {url, type: http|sse, headers}. Project servers come from .mcp.json and need olly mcp trust. User-only: it starts programs."`
 	Allow               []string      `key:"allow" userOnly:"true" default:"[]" doc:"MCP tools that run without asking: a server name (all its tools) or SERVER/TOOL. Everything else asks. User-only."`
 	AutoApproveReadOnly bool          `key:"autoApproveReadOnly" userOnly:"true" default:"false" doc:"Run MCP tools that their server annotates as read-only (readOnlyHint) without asking. The annotation is the server's claim. User-only."`
-	Unsandboxed         []string      `key:"unsandboxed" userOnly:"true" default:"[]" doc:"stdio MCP servers (by name) started outside the sandbox. Others run confined like an auto-approved command, with network. User-only."`
+	Unsandboxed         []string      `key:"unsandboxed" userOnly:"true" default:"[]" doc:"stdio MCP servers of the user's settings (by name) started outside the sandbox; project servers stay confined. Others run confined like an auto-approved command, with network. User-only."`
 	CallTimeout         time.Duration `key:"callTimeout" default:"60000" min:"1000" max:"600000" doc:"How long one MCP tool call, prompt or resource read may take. Milliseconds, or a duration such as 2m."`
 	ConnectTimeout      time.Duration `key:"connectTimeout" default:"30000" min:"1000" max:"300000" doc:"How long starting and initialising an MCP server may take. Milliseconds, or a duration such as 30s."`
 }
