@@ -107,15 +107,7 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 	}
 	defer a.Close()
 
-	// The client's questions about models (set_model, get_state,
-	// get_available_models) are asked once, without retries: a server that
-	// is down is reported at once, not after seven seconds of retries,
-	// and a client may ask again.
-	catalog := models.NewCatalog(a.Provider)
-	if p, err := app.NewProviderWithRetry(a.Config, llm.RetryPolicy{}); err == nil {
-		catalog = models.NewCatalog(p)
-	}
-	catalog.WithCache(a.Store) // listings fill the models table; disabled models are not picked
+	catalog := frontendCatalog(a)
 	sess, warnings, err := rpcSession(ctx, a, catalog, popts, dir)
 	if err != nil {
 		return err
@@ -203,4 +195,18 @@ func bashResult(command string, res *session.TurnResult) *rpcproto.BashResult {
 		out.Message = r.Rejected
 	}
 	return out
+}
+
+// frontendCatalog is the model catalog of an interactive frontend (RPC,
+// olly serve, the TUI). Its questions (pickers, set_model, get_state) are
+// asked once, without retries: a server that is down is reported at once,
+// not after seven seconds of retries, and the person may ask again.
+// Listings fill the models table, so disabled models are never offered.
+func frontendCatalog(a *app.App) *models.Catalog {
+	catalog := models.NewCatalog(a.Provider)
+	if p, err := app.NewProviderWithRetry(a.Config, llm.RetryPolicy{}); err == nil {
+		catalog = models.NewCatalog(p)
+	}
+	catalog.WithCache(a.Store)
+	return catalog
 }

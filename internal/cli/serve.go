@@ -13,7 +13,6 @@ import (
 	"github.com/olly-agent/olly/event"
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/approval"
-	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
@@ -87,11 +86,7 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 		return err
 	}
 	defer a.Close()
-	catalog := models.NewCatalog(a.Provider)
-	if p, err := app.NewProviderWithRetry(a.Config, llm.RetryPolicy{}); err == nil {
-		catalog = models.NewCatalog(p)
-	}
-	catalog.WithCache(a.Store) // as RPC mode: listings fill the models table; disabled models are not picked
+	catalog := frontendCatalog(a)
 	runCtx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	emb := a.Embedder()

@@ -11,7 +11,6 @@ import (
 	"github.com/olly-agent/olly/event"
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/approval"
-	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/ui/tui"
@@ -112,7 +111,7 @@ func tuiOptions(f *Factory, a *app.App, dir, id, task string) tui.RunOptions {
 
 // tuiDeps are the services the UI calls, from the app.
 func tuiDeps(a *app.App, dir string) tui.Deps {
-	catalog := models.NewCatalog(a.Provider)
+	catalog := frontendCatalog(a)
 	branch := gitBranch(dir)
 	return tui.Deps{
 		Sessions: a.Sessions,
