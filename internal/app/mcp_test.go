@@ -47,7 +47,11 @@ func TestMCPPromptsAreCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	var builtin, prompt *session.Command
-	for _, c := range a.Sessions.CommandsFor(ctx, sess.ID) {
+	cmds, err := a.Sessions.Commands(ctx, sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cmds {
 		switch c.Name {
 		case "plan":
 			builtin = &c

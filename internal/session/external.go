@@ -18,24 +18,6 @@ type PromptSource interface {
 	ExpandPrompt(ctx context.Context, workspace, command, args string) (string, error)
 }
 
-// CommandsFor lists the slash commands of session id: the built-in ones,
-// then the MCP prompts of its workspace. id "" (or an unknown session)
-// gives the built-in ones.
-func (s *Service) CommandsFor(ctx context.Context, id string) []Command {
-	out := Commands()
-	for i := range out {
-		out[i].Source = "builtin"
-	}
-	if s.prompts == nil || id == "" {
-		return out
-	}
-	sess, err := s.store.Session(ctx, id)
-	if err != nil {
-		return out
-	}
-	return append(out, s.prompts.PromptCommands(ctx, sess.Workspace)...)
-}
-
 // externalCommand runs /mcp__server__prompt ARGS: the prompt's text, from
 // its server, is the turn's prompt.
 func (s *Service) externalCommand(ctx context.Context, id string, in PromptInput, sc SlashCommand) (*TurnResult, error) {
