@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/olly-agent/olly/internal/llm"
@@ -36,7 +37,7 @@ func (cs *contextState) trimResults(req *llm.ChatRequest, est requestEstimate, l
 	msgs := req.Messages
 	for i := 1; i < len(msgs) && cs.fitSize(est.total) > limit; i++ {
 		m := &msgs[i]
-		isResult := m.Role == llm.RoleTool || (m.Role == llm.RoleUser && containsResult(m.Content))
+		isResult := m.Role == llm.RoleTool || (m.Role == llm.RoleUser && strings.Contains(m.Content, textResultMarker))
 		if !isResult || len(m.Content) <= 2*trimKeep {
 			continue
 		}
@@ -44,17 +45,6 @@ func (cs *contextState) trimResults(req *llm.ChatRequest, est requestEstimate, l
 		est = cs.estimate(req)
 	}
 	return req, est
-}
-
-// containsResult reports whether a user message carries text-format tool
-// results.
-func containsResult(content string) bool {
-	for i := 0; i+len(textResultMarker) <= len(content); i++ {
-		if content[i:i+len(textResultMarker)] == textResultMarker {
-			return true
-		}
-	}
-	return false
 }
 
 // shorten keeps the first two thirds of keep bytes of s and the last third,
