@@ -22,6 +22,7 @@ func (s *Store) PutImage(ctx context.Context, mimeType string, data []byte) (str
 	if err != nil {
 		return "", classify(s.file, fmt.Errorf("store image %s: %w", key[:12], err))
 	}
+	s.walWrote(len(data)) // megabytes in the WAL count toward the next checkpoint
 	return key, nil
 }
 
