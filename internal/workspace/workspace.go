@@ -45,7 +45,6 @@ type Workspace struct {
 
 	mu      sync.RWMutex
 	allowed []Root // Name is empty: allowed directories are not addressable by name
-	nExtra  int    // the first nExtra entries of allowed are the extra roots
 }
 
 // Option configures New.
@@ -74,7 +73,7 @@ func WithGlobalExcludesFile(path string) Option {
 // WithExtraRoots widens the workspace by directories the person named in
 // advance (--add-dir, the user-level setting workspace.extraRoots): they are
 // allowed from the start, as if the person had approved each (see Allow),
-// and ExtraRoots lists them. Each may be absolute, start with "~" or be
+// and Dirs lists them after the roots. Each may be absolute, start with "~" or be
 // relative to the primary root, and must exist: New fails otherwise.
 func WithExtraRoots(dirs ...string) Option {
 	return func(w *Workspace) { w.extra = append(w.extra, dirs...) }
@@ -113,20 +112,7 @@ func New(roots []string, opts ...Option) (*Workspace, error) {
 			return nil, fmt.Errorf("workspace: extra root (--add-dir or workspace.extraRoots) %q: %w; create it or remove it from the list", d, err)
 		}
 	}
-	w.nExtra = len(w.allowed)
 	return w, nil
-}
-
-// ExtraRoots returns the directories given with WithExtraRoots, resolved,
-// in order (one inside another is listed once).
-func (w *Workspace) ExtraRoots() []string {
-	w.mu.RLock()
-	defer w.mu.RUnlock()
-	out := make([]string, w.nExtra)
-	for i := range w.nExtra {
-		out[i] = w.allowed[i].Path
-	}
-	return out
 }
 
 // Dirs returns every directory the workspace covers, which commands run
