@@ -35,9 +35,6 @@ func retryHooksFrom(ctx context.Context) *RetryHooks {
 	return h
 }
 
-// ErrRetryAborted ends retries that abort_retry stopped.
-var ErrRetryAborted = errors.New("retry aborted")
-
 // rateLimited: the server answered 429 Too Many Requests, which passes
 // once the caller waits.
 func rateLimited(err error) bool {
@@ -58,7 +55,7 @@ func (p RetryPolicy) doHooked(ctx context.Context, h *RetryHooks, sleep Sleeper,
 		if h.Start != nil {
 			h.Start(retries, len(p.Backoff), p.Backoff[i], err)
 		}
-		if serr := p.wait(ctx, h, sleep, p.Backoff[i]); serr != nil {
+		if !p.wait(ctx, h, sleep, p.Backoff[i]) {
 			if h.End != nil {
 				h.End(false, retries, err)
 			}
@@ -72,10 +69,13 @@ func (p RetryPolicy) doHooked(ctx context.Context, h *RetryHooks, sleep Sleeper,
 	return err
 }
 
-// wait sleeps d unless ctx ends or the retry is aborted.
-func (p RetryPolicy) wait(ctx context.Context, h *RetryHooks, sleep Sleeper, d time.Duration) error {
+// wait sleeps d unless ctx ends or the retry is aborted, and reports
+// whether it slept the whole time (so the request may be tried again).
+// Either way the caller ends with the request's own last error: that
+// says what went wrong, an abort only that nobody waited for it.
+func (p RetryPolicy) wait(ctx context.Context, h *RetryHooks, sleep Sleeper, d time.Duration) bool {
 	if h.Aborted == nil {
-		return sleep(ctx, d)
+		return sleep(ctx, d) == nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -88,12 +88,12 @@ func (p RetryPolicy) wait(ctx context.Context, h *RetryHooks, sleep Sleeper, d t
 		}
 	}()
 	if err := sleep(ctx, d); err != nil {
-		return err
+		return false
 	}
 	select {
 	case <-aborted:
-		return ErrRetryAborted
+		return false
 	default:
-		return nil
+		return true
 	}
 }
