@@ -22,7 +22,7 @@ type EnvPolicy struct {
 
 func matchAny(patterns []string, name string) bool {
 	for _, p := range patterns {
-		if ok, _ := path.Match(p, name); ok || p == name {
+		if ok, _ := path.Match(p, name); ok {
 			return true
 		}
 	}

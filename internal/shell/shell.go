@@ -344,7 +344,7 @@ func (s *Shell) bgName(pid int, deadline time.Time) string {
 // background job shows their name only until they do.
 var execLaunchers = map[string]bool{
 	"nohup": true, "setsid": true, "env": true, "nice": true, "ionice": true,
-	"stdbuf": true, "chrt": true, "taskset": true, "exec": true,
+	"stdbuf": true, "chrt": true, "taskset": true,
 }
 
 func (s *Shell) describeBackground(res *Result) {
