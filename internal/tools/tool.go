@@ -152,7 +152,6 @@ type Approver interface {
 	Request(ctx context.Context, emit approval.Emit, req approval.Request) (approval.Decision, error)
 }
 
-// CommandRunner runs a command in a session's shell: *shell.Shell.
 // SandboxInfo says what confines commands on this machine.
 type SandboxInfo struct {
 	// Active: a kernel sandbox confines commands; Mechanism names it
@@ -163,6 +162,7 @@ type SandboxInfo struct {
 	Network   bool
 }
 
+// CommandRunner runs a command in a session's shell: *shell.Shell.
 type CommandRunner interface {
 	Run(ctx context.Context, command string, opts shell.RunOptions) (*shell.Result, error)
 }
