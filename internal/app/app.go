@@ -64,6 +64,8 @@ type App struct {
 
 	// spaces are the per-workspace services (spaces.go).
 	spaces spaces
+	// trust is what this process remembers of project trust (trust.go).
+	trust trustState
 }
 
 // New builds the services from the settings.
@@ -177,7 +179,7 @@ func (a *App) toolEnv(ctx context.Context, t *session.Turn) (tools.Env, error) {
 		External:         externalTools(sp.mcp),
 		Todos:            a.Sessions,
 	}
-	if h := a.hookRunner(t.Workspace); h != nil { // a nil *Runner must not become a non-nil interface
+	if h := a.hookRunner(t.SessionID, t.Workspace); h != nil { // a nil *Runner must not become a non-nil interface
 		env.Hooks = h
 	}
 	return env, nil

@@ -3,7 +3,6 @@ package app
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 
 	"github.com/olly-agent/olly/internal/hooks"
 	"github.com/olly-agent/olly/internal/sandbox"
@@ -12,15 +11,11 @@ import (
 	"github.com/olly-agent/olly/internal/workspace"
 )
 
-// TrustPath is the trust store's file: in the state directory, which
-// sandboxed commands can neither read nor write.
-func (a *App) TrustPath() string { return filepath.Join(a.Config.Paths().StateDir, "trust.json") }
-
 // hookRunner builds the hooks of a turn's workspace, read afresh each turn
 // so edited files and new trust apply at once. Project hooks run only when
 // trusted; hooks run in the workspace-write sandbox with the shell's clean
 // environment. Nil when hooks are off or there are none.
-func (a *App) hookRunner(ws *workspace.Workspace) *hooks.Runner {
+func (a *App) hookRunner(sessionID string, ws *workspace.Workspace) *hooks.Runner {
 	if !a.Config.Hooks.Enabled || ws == nil {
 		return nil
 	}
@@ -33,7 +28,7 @@ func (a *App) hookRunner(ws *workspace.Workspace) *hooks.Runner {
 		return nil
 	}
 	var store hooks.Trust
-	if s, err := trust.Open(a.TrustPath()); err == nil {
+	if s, err := trust.Open(a.trustPath()); err == nil {
 		store = s
 	} else {
 		a.Log.Warn("hooks: project hooks stay off", "error", err)
@@ -51,7 +46,12 @@ func (a *App) hookRunner(ws *workspace.Workspace) *hooks.Runner {
 		Start:     func(cmd *exec.Cmd) (<-chan error, error) { return a.Sandbox.Start(cmd, spec) },
 	})
 	for _, f := range r.Untrusted() {
-		a.Log.Warn("hooks: project hooks not trusted; they do not run (olly hooks trust)", "file", f.Source, "workspace", root)
+		// Once per session and version of the file: the runner is built
+		// at every turn, and the log must not repeat itself each time.
+		fp := trust.Fingerprint(f.Fingerprint())
+		if a.trust.firstTime(sessionID, root, trust.KindHook, f.Source, fp) {
+			a.Log.Warn("hooks: project hooks not trusted; they do not run (olly hooks trust)", "file", f.Source, "workspace", root, "session", sessionID)
+		}
 	}
 	return r
 }

@@ -42,7 +42,7 @@ func TestHooksRunSandboxed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := a.hookRunner(w)
+	r := a.hookRunner("s", w)
 	if r == nil {
 		t.Fatal("no hook runner for a user hook")
 	}

@@ -19,11 +19,6 @@ import (
 	"github.com/olly-agent/olly/internal/trust"
 )
 
-// TrustFile is the trust store of project MCP servers and hooks, in the
-// state directory: no sandboxed command may read or write it, so the model
-// cannot trust what the repository brings.
-func TrustFile(statedir string) string { return filepath.Join(statedir, "trust.json") }
-
 // MCPManager builds the MCP servers of workspace dir: the user's
 // mcp.servers and the project's .mcp.json, stdio servers confined by the
 // sandbox (workspace-write with network) unless mcp.unsandboxed names
@@ -39,7 +34,7 @@ func (a *App) MCPManager(dir string) (*mcp.Manager, []error) {
 func NewMCPManager(cfg *config.Config, sb *sandbox.Sandbox, spec sandbox.Spec, dir string, log *slog.Logger) (*mcp.Manager, []error) {
 	paths := cfg.Paths()
 	servers, errs := mcp.Configured(cfg.MCP.Servers, paths.GlobalFile, dir)
-	st, err := trust.Open(TrustFile(paths.StateDir))
+	st, err := trust.Open(trust.Path(paths.StateDir))
 	if err != nil {
 		errs = append(errs, err) // project servers stay untrusted
 	}

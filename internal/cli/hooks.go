@@ -65,7 +65,7 @@ func hooksState(opts *hooksOptions) (*config.Config, string, []hooks.File, *trus
 	for _, w := range warnings {
 		fmt.Fprintln(opts.IO.ErrOut, "olly: warning:", w)
 	}
-	store, err := trust.Open(filepath.Join(cfg.Paths().StateDir, "trust.json"))
+	store, err := trust.Open(trust.Path(cfg.Paths().StateDir))
 	if err != nil {
 		return nil, "", nil, nil, err
 	}

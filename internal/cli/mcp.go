@@ -51,7 +51,7 @@ func (f *Factory) mcpEnv() (*mcpEnv, error) {
 	if err != nil {
 		return nil, usageError("%v", err)
 	}
-	st, err := trust.Open(app.TrustFile(cfg.Paths().StateDir))
+	st, err := trust.Open(trust.Path(cfg.Paths().StateDir))
 	if err != nil {
 		return nil, err
 	}

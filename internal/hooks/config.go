@@ -13,12 +13,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/olly-agent/olly/internal/trust"
 )
 
 // The hook events.
@@ -193,7 +194,7 @@ func Load(o LoadOptions) (files []File, warnings []string) {
 		}
 	}
 	for _, p := range places {
-		data, err := readSmall(p.path)
+		data, err := trust.ReadConfig(p.path, maxSettings)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -216,14 +217,3 @@ func Load(o LoadOptions) (files []File, warnings []string) {
 
 // maxSettings bounds a settings file read for hooks.
 const maxSettings = 1 << 20
-
-func readSmall(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > maxSettings {
-		return nil, fmt.Errorf("larger than %d bytes; not read", maxSettings)
-	}
-	return os.ReadFile(path)
-}

@@ -235,14 +235,18 @@ func clip(s string) string {
 }
 
 // Notices are what the person should know about hooks that do not run:
-// project hook files not trusted (or changed since they were trusted).
+// project hook files not trusted (or changed since they were trusted),
+// one per file and version of it.
 func (r *Runner) Notices() []string {
 	if r == nil {
 		return nil
 	}
 	var out []string
 	for _, f := range r.untrusted {
-		out = append(out, fmt.Sprintf("The project's hooks in %s are not trusted (or changed since), so they do not run. Review them with `olly hooks list` and trust them with `olly hooks trust`.", f.Source))
+		// The fingerprint is part of the text: the agent shows each notice
+		// once per session, and a changed file is news again.
+		fp := trust.Fingerprint(f.Fingerprint())
+		out = append(out, fmt.Sprintf("The project's hooks in %s are not trusted (or changed since; fingerprint %.12s), so they do not run. Review them with `olly hooks list` and trust them with `olly hooks trust`.", f.Source, fp))
 	}
 	return out
 }

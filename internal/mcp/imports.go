@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+
+	"github.com/olly-agent/olly/internal/trust"
 )
 
 // Found is a server found in another tool's configuration, offered by
@@ -55,7 +57,7 @@ func vscodeSettings(home string) string {
 // read or parsed are reported in errs; the rest are still offered.
 func FindImports(home, workspace string) (found []Found, errs []error) {
 	for _, src := range ImportSources(home, workspace) {
-		data, err := readLimited(src.File)
+		data, err := trust.ReadConfig(src.File, maxConfigBytes)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

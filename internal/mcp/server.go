@@ -163,7 +163,7 @@ func ParseServers(data []byte, source, file string) (servers []Server, errs []er
 // LoadProject reads workspace/.mcp.json; a missing file is no servers.
 func LoadProject(workspace string) ([]Server, []error) {
 	file := filepath.Join(workspace, ProjectFile)
-	data, err := readLimited(file)
+	data, err := trust.ReadConfig(file, maxConfigBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -192,25 +192,4 @@ func Configured(user []config.MCPServer, userFile, workspace string) ([]Server, 
 		out = append(out, s)
 	}
 	return out, errs
-}
-
-func readLimited(file string) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > maxConfigBytes {
-		return nil, fmt.Errorf("%s: larger than %d MB", file, maxConfigBytes>>20)
-	}
-	data := make([]byte, fi.Size())
-	n, err := f.Read(data)
-	if err != nil && fi.Size() > 0 {
-		return nil, fmt.Errorf("read %s: %w", file, err)
-	}
-	return data[:n], nil
 }
