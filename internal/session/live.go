@@ -24,6 +24,9 @@ type live struct {
 	// queue holds the prompts waiting for the admitted prompt (queue.go);
 	// nil when none was admitted.
 	queue *queue
+	// modes are the session's queue delivery modes when set
+	// (queuemodes.go); nil: the defaults.
+	modes *QueueModes
 }
 
 // liveLocked returns the session's live state, made on first use. Called
@@ -52,4 +55,12 @@ func (s *Service) dropQueueLocked(id string, q *queue) {
 	if l := s.sessions[id]; l != nil && l.queue == q {
 		l.queue = nil
 	}
+}
+
+// forgetLocked drops what the process holds of a deleted session: its
+// live state (queue modes among it) and its workspace. Called with s.mu
+// held.
+func (s *Service) forgetLocked(id string) {
+	delete(s.sessions, id)
+	delete(s.spaces, id)
 }

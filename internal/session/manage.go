@@ -51,15 +51,17 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	if err := s.begin(id, func() {}); err != nil {
 		return fmt.Errorf("cannot delete: %w", err)
 	}
-	defer s.end(id)
-	if err := checkIdle(sess, "delete it"); err != nil {
+	err = checkIdle(sess, "delete it")
+	if err == nil {
+		err = s.store.DeleteSession(ctx, id)
+	}
+	if err != nil {
+		s.end(id)
 		return err
 	}
-	if err := s.store.DeleteSession(ctx, id); err != nil {
-		return err
-	}
+	// Deleted: nothing of it stays in memory (end would make it anew).
 	s.mu.Lock()
-	delete(s.spaces, id)
+	s.forgetLocked(id)
 	s.mu.Unlock()
 	return nil
 }

@@ -90,15 +90,12 @@ func (s *Service) SetQueueModes(id string, m QueueModes) {
 	if m.Interrupt != "" {
 		cur.Interrupt = m.Interrupt
 	}
-	if s.queueModes == nil {
-		s.queueModes = map[string]QueueModes{}
-	}
-	s.queueModes[id] = cur
+	s.liveLocked(id).modes = &cur
 }
 
 func (s *Service) queueModesLocked(id string) QueueModes {
-	if m, ok := s.queueModes[id]; ok {
-		return m
+	if l := s.sessions[id]; l != nil && l.modes != nil {
+		return *l.modes
 	}
 	return DefaultQueueModes()
 }

@@ -1,9 +1,11 @@
 package session
 
 import (
+	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/olly-agent/olly/internal/store"
 )
 
 func TestTakeFollowUps(t *testing.T) {
@@ -26,7 +28,7 @@ func TestTakeFollowUps(t *testing.T) {
 }
 
 func TestQueueModesPerSession(t *testing.T) {
-	s := &Service{}
+	s, _, _ := newService(t, runnerFunc(simpleTurn))
 	if got := s.QueueModes("a"); got != DefaultQueueModes() {
 		t.Errorf("default %+v", got)
 	}
@@ -40,6 +42,40 @@ func TestQueueModesPerSession(t *testing.T) {
 	}
 	if _, err := ParseQueueMode("some"); err == nil {
 		t.Error("a bad mode parsed")
+	}
+}
+
+// The modes live with the session's live state and go when the session
+// is deleted; a refused delete keeps them.
+func TestDeleteForgetsQueueModes(t *testing.T) {
+	ctx := context.Background()
+	svc, st, sess := newService(t, runnerFunc(simpleTurn))
+	set := QueueModes{Steering: QueueOneAtATime, FollowUp: QueueAll, Interrupt: InterruptImmediate}
+	svc.SetQueueModes(sess.ID, set)
+	if err := st.SetStatus(ctx, sess.ID, store.StatusGenerating); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Delete(ctx, sess.ID); err == nil {
+		t.Fatal("deleted a generating session")
+	}
+	if got := svc.QueueModes(sess.ID); got != set {
+		t.Errorf("a refused delete changed the modes: %+v", got)
+	}
+	if err := st.SetStatus(ctx, sess.ID, store.StatusIdle); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Delete(ctx, sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	svc.mu.Lock()
+	_, kept := svc.sessions[sess.ID]
+	_, ws := svc.spaces[sess.ID]
+	svc.mu.Unlock()
+	if kept || ws {
+		t.Errorf("after delete the service still holds the session: live %v, workspace %v", kept, ws)
+	}
+	if got := svc.QueueModes(sess.ID); got != DefaultQueueModes() {
+		t.Errorf("modes after delete %+v", got)
 	}
 }
 

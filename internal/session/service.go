@@ -99,9 +99,6 @@ type Service struct {
 	// publisher, running turn and queue (live.go).
 	sessions map[string]*live
 	spaces   map[string]*workspace.Workspace
-	// queueModes holds the sessions' queue delivery modes that differ
-	// from the defaults (queuemodes.go), under mu.
-	queueModes map[string]QueueModes
 }
 
 // New builds the service.
