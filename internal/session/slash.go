@@ -82,31 +82,45 @@ func ParseSlash(text string) (SlashCommand, bool, error) {
 
 // parseSlash is ParseSlash with the commands cmds.
 func parseSlash(text string, cmds []Command) (SlashCommand, bool, error) {
+	sc, word, isCmd := lexSlash(text)
+	if word != "" {
+		if _, ok := commandIn(cmds, sc.Name); !ok {
+			return SlashCommand{}, false, unknownCommand(word, cmds)
+		}
+	}
+	return sc, isCmd, nil
+}
+
+// lexSlash reads the shape of a slash command without looking it up. When
+// the prompt is no command, sc.Args is the text to send; an MCP prompt is
+// a command whose lookup waits for its server. Otherwise word is the
+// command word as typed, sc.Name it lower-cased, to be looked up.
+func lexSlash(text string) (sc SlashCommand, word string, isCmd bool) {
 	lead := len(text) - len(strings.TrimLeft(text, " \t\r\n"))
 	rest := text[lead:]
 	switch {
 	case strings.HasPrefix(rest, "//"):
-		return SlashCommand{Args: text[:lead] + rest[1:]}, false, nil
+		return SlashCommand{Args: text[:lead] + rest[1:]}, "", false
 	case !strings.HasPrefix(rest, "/"):
-		return SlashCommand{Args: text}, false, nil
+		return SlashCommand{Args: text}, "", false
 	}
 	word, args := rest[1:], ""
 	if i := strings.IndexAny(word, " \t\r\n"); i >= 0 {
 		word, args = word[:i], strings.TrimSpace(word[i:])
 	}
 	if word == "" || !commandWord(word) {
-		return SlashCommand{Args: text}, false, nil
+		return SlashCommand{Args: text}, "", false
 	}
 	if strings.HasPrefix(word, externalPrefix) {
 		// An MCP prompt: whether the server offers it is known only once
 		// it is connected (Service.command asks it).
-		return SlashCommand{Name: word, Args: args}, true, nil
+		return SlashCommand{Name: word, Args: args}, "", true
 	}
-	name := strings.ToLower(word)
-	if _, ok := commandIn(cmds, name); !ok {
-		return SlashCommand{}, false, fmt.Errorf("unknown command /%s. Commands: %s. To send a prompt that starts with a slash, begin it with //", word, commandList(cmds))
-	}
-	return SlashCommand{Name: name, Args: args}, true, nil
+	return SlashCommand{Name: strings.ToLower(word), Args: args}, word, true
+}
+
+func unknownCommand(word string, cmds []Command) error {
+	return fmt.Errorf("unknown command /%s. Commands: %s. To send a prompt that starts with a slash, begin it with //", word, commandList(cmds))
 }
 
 func commandWord(w string) bool {

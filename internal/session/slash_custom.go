@@ -73,21 +73,28 @@ func (s *Service) customCommands(ws *workspace.Workspace) []Command {
 }
 
 // parseSlash reads a slash command of session id's commands; cmds are
-// those commands (nil when text is no command).
+// those commands (nil when text is no command). The text is read once: a
+// word that is no built-in is looked up among the session's other
+// commands (custom, MCP prompts), which are loaded only then.
 func (s *Service) parseSlash(ctx context.Context, id, text string) (SlashCommand, []Command, bool, error) {
-	sc, isCmd, err := ParseSlash(text)
-	if err == nil {
-		if isCmd {
-			return sc, builtins(), true, nil
-		}
+	sc, word, isCmd := lexSlash(text)
+	switch {
+	case !isCmd:
 		return sc, nil, false, nil
+	case word == "":
+		return sc, builtins(), true, nil
 	}
-	cmds, cerr := s.Commands(ctx, id)
-	if cerr != nil {
-		return SlashCommand{}, nil, false, err // the built-ins' answer
+	cmds := builtins()
+	if _, ok := commandIn(cmds, sc.Name); ok {
+		return sc, cmds, true, nil
 	}
-	sc, isCmd, err = parseSlash(text, cmds)
-	return sc, cmds, isCmd, err
+	if all, err := s.Commands(ctx, id); err == nil {
+		cmds = all // else the built-ins' answer
+	}
+	if _, ok := commandIn(cmds, sc.Name); !ok {
+		return SlashCommand{}, nil, false, unknownCommand(word, cmds)
+	}
+	return sc, cmds, true, nil
 }
 
 // runCustom runs a custom command: its body, with the arguments filled
