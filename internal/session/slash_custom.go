@@ -15,15 +15,46 @@ import (
 // The command registry every frontend uses: the built-in slash commands
 // and the custom ones (internal/customcmd) of the session's workspace and
 // of the person. A built-in keeps its name; so do the names frontends
-// handle themselves (reservedNames): a custom command by such a name is
+// handle themselves (LocalCommands): a custom command by such a name is
 // not offered.
 
 // SourceBuiltin is the Source of olly's own commands.
 const SourceBuiltin = "builtin"
 
-// reservedNames are the commands frontends handle themselves (the TUI's
-// /model, /help…).
-var reservedNames = []string{"help", "quit", "exit", "model", "mode", "sessions", "changes", "clear"}
+// LocalCommand is a slash command a frontend handles itself rather than
+// sending it to the service.
+type LocalCommand struct {
+	Name, About string
+	// Aliases are other names for it (/exit for /quit).
+	Aliases []string
+}
+
+// LocalCommands are the commands frontends handle themselves (the TUI's
+// pickers, help and quit). The TUI offers and runs them from this list,
+// and no custom command may take one of their names, so the two cannot
+// drift apart.
+func LocalCommands() []LocalCommand {
+	return []LocalCommand{
+		{Name: "model", About: "pick the model (also mid-session)"},
+		{Name: "mode", About: "pick the mode for the next prompts"},
+		{Name: "sessions", About: "search, resume, branch or fork sessions"},
+		{Name: "changes", About: "review the pending changes: keep or undo"},
+		{Name: "copy", About: "copy an answer or one of its code blocks"},
+		{Name: "help", About: "show every key"},
+		{Name: "quit", About: "leave olly", Aliases: []string{"exit"}},
+	}
+}
+
+// LocalCommandNamed returns the local command called name (or one of its
+// aliases).
+func LocalCommandNamed(name string) (LocalCommand, bool) {
+	for _, lc := range LocalCommands() {
+		if lc.Name == name || slices.Contains(lc.Aliases, name) {
+			return lc, true
+		}
+	}
+	return LocalCommand{}, false
+}
 
 // builtins are the built-in commands, their Source set.
 func builtins() []Command {
@@ -60,7 +91,8 @@ func (s *Service) customCommands(ws *workspace.Workspace) []Command {
 	var out []Command
 	for i := range found {
 		c := &found[i]
-		if _, builtin := commandIn(Commands(), c.Name); builtin || slices.Contains(reservedNames, c.Name) {
+		_, builtin := commandIn(Commands(), c.Name)
+		if _, local := LocalCommandNamed(c.Name); builtin || local {
 			continue
 		}
 		usage := "/" + c.Name

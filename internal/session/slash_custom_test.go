@@ -35,6 +35,8 @@ func customService(t *testing.T, r Runner) (*Service, *store.Session) {
 	writeFile(t, filepath.Join(dir, ".olly/commands/fix.md"), "---\ndescription: Fix an issue\nmode: plan\nmodel: big:70b\nargument-hint: <issue> [area]\n---\nFix issue #$1 in $2. Everything: $ARGUMENTS.\n")
 	writeFile(t, filepath.Join(dir, ".olly/commands/plan.md"), "a custom /plan never replaces the built-in")
 	writeFile(t, filepath.Join(dir, ".olly/commands/help.md"), "reserved for the frontends")
+	writeFile(t, filepath.Join(dir, ".olly/commands/copy.md"), "the TUI's /copy")
+	writeFile(t, filepath.Join(user, "commands/exit.md"), "an alias of the TUI's /quit")
 	writeFile(t, filepath.Join(user, "commands/fix.md"), "USER FIX: the project's wins")
 	writeFile(t, filepath.Join(user, "commands/standup.md"), "Summarise yesterday's commits.")
 	writeFile(t, filepath.Join(user, "commands/badmode.md"), "---\nmode: turbo\n---\nGo.")
@@ -112,8 +114,15 @@ func TestCommandsRegistry(t *testing.T) {
 	if c := got["plan"]; c.Source != SourceBuiltin {
 		t.Errorf("plan = %+v", c)
 	}
-	if _, ok := got["help"]; ok {
-		t.Error("a custom /help is offered over the frontends' own")
+	for _, lc := range LocalCommands() {
+		for _, name := range append([]string{lc.Name}, lc.Aliases...) {
+			if _, ok := got[name]; ok {
+				t.Errorf("a custom /%s is offered over the frontends' own", name)
+			}
+		}
+	}
+	if _, ok := got["copy"]; ok {
+		t.Error("a custom /copy is offered over the TUI's own") // the names had drifted: copy was missing
 	}
 	if c := got["skills"]; c.Source != SourceBuiltin {
 		t.Errorf("skills = %+v", c)

@@ -13,25 +13,14 @@ import (
 // quitWindow is how long a first ctrl+c waits for the second.
 const quitWindow = 2 * time.Second
 
-// localCommands are the slash commands the TUI handles itself; the others
-// go to the session service (session.Commands).
-var localCommands = []struct{ name, about string }{
-	{"model", "pick the model (also mid-session)"},
-	{"mode", "pick the mode for the next prompts"},
-	{"sessions", "search, resume, branch or fork sessions"},
-	{"changes", "review the pending changes: keep or undo"},
-	{"copy", "copy an answer or one of its code blocks"},
-	{"help", "show every key"},
-	{"quit", "leave olly"},
-}
-
-// commandCompletion lists the TUI's own commands, then the session's
+// commandCompletion lists the TUI's own commands (session.LocalCommands:
+// the others go to the session service), then the session's
 // (the built-ins and the custom commands of its workspace and the person).
 func (m *Model) commandCompletion() *completion {
 	c := &completion{kind: compCommand, descs: map[string]string{}}
-	for _, lc := range localCommands {
-		c.all = append(c.all, lc.name)
-		c.descs[lc.name] = lc.about
+	for _, lc := range session.LocalCommands() {
+		c.all = append(c.all, lc.Name)
+		c.descs[lc.Name] = lc.About
 	}
 	cmds := session.Commands()
 	if m.deps.Commands != nil && m.info.ID != "" {
@@ -192,15 +181,8 @@ func localCommand(text string) (string, bool) {
 	if len(name) == 0 {
 		return "", false
 	}
-	for _, lc := range localCommands {
-		if lc.name == name[0] {
-			return lc.name, true
-		}
-	}
-	if name[0] == "exit" {
-		return "quit", true
-	}
-	return "", false
+	lc, ok := session.LocalCommandNamed(name[0])
+	return lc.Name, ok
 }
 
 func (m *Model) runLocal(name string) tea.Cmd {
