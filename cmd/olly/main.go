@@ -12,5 +12,8 @@ func main() {
 	// First, before settings or flags: olly re-executes itself as the
 	// sandbox helper for every command it runs, and that must stay cheap.
 	sandbox.RunHelperIfAsked()
-	os.Exit(cli.Execute(&cli.Factory{IO: cli.System()}, os.Args[1:]))
+	stop := startProfiles()
+	code := cli.Execute(&cli.Factory{IO: cli.System()}, os.Args[1:])
+	stop()
+	os.Exit(code)
 }
