@@ -120,6 +120,7 @@ type PiModel struct {
 	ParameterSize string   `json:"parameterSize,omitempty"`
 	Quantization  string   `json:"quantization,omitempty"`
 	Running       bool     `json:"running,omitempty" doc:"loaded by the server now"`
+	Dialect       string   `json:"dialect,omitempty" doc:"the tool-call dialect of the model's template (as list_models); absent: none recognised"`
 }
 
 // SetModelRequest is set_model.

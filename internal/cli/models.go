@@ -63,6 +63,10 @@ type modelJSON struct {
 	NumCtxFrom string `json:"numCtxFrom"`
 	Cached     bool   `json:"cached,omitempty"`
 	Error      string `json:"error,omitempty"`
+	// Dialect is the tool-call markup read from the model's template
+	// (toolcall.TemplateDialect); without native tools olly asks for
+	// calls in it. Absent when none was recognised.
+	Dialect string `json:"dialect,omitempty"`
 }
 
 // numCtx is the window olly requests for a model, and what decided it: the
@@ -106,7 +110,7 @@ func runModels(ctx context.Context, opts *modelsOptions) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tSIZE\tFAMILY\tPARAMS\tQUANT\tCONTEXT\tNUM_CTX\tCAPABILITIES")
+	fmt.Fprintln(tw, "NAME\tSIZE\tFAMILY\tPARAMS\tQUANT\tCONTEXT\tNUM_CTX\tDIALECT\tCAPABILITIES")
 	for _, m := range list {
 		ctxLen := "-"
 		if m.ContextLength > 0 {
@@ -130,7 +134,7 @@ func runModels(ctx context.Context, opts *modelsOptions) error {
 		if m.Cached {
 			caps += "  [cached]"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, humanSize(m.Size), dash(m.Family), dash(m.ParameterSize), dash(m.QuantizationLevel), ctxLen, use, caps)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, humanSize(m.Size), dash(m.Family), dash(m.ParameterSize), dash(m.QuantizationLevel), ctxLen, use, dash(string(m.Dialect)), caps)
 	}
 	return tw.Flush()
 }
@@ -140,7 +144,7 @@ func writeModelsJSON(io *IOStreams, list []models.Model, cfg *config.Config) err
 	for _, m := range list {
 		j := modelJSON{Name: m.Name, Size: m.Size, Family: m.Family, ParameterSize: m.ParameterSize,
 			QuantizationLevel: m.QuantizationLevel, ContextLength: m.ContextLength, Capabilities: m.Capabilities,
-			Running: m.Running, Enabled: m.Enabled, NumCtxCap: m.NumCtxCap, Cached: m.Cached}
+			Running: m.Running, Enabled: m.Enabled, NumCtxCap: m.NumCtxCap, Cached: m.Cached, Dialect: string(m.Dialect)}
 		j.NumCtx, j.NumCtxFrom = numCtx(m, cfg)
 		if m.Err != nil {
 			j.Error = m.Err.Error()

@@ -27,7 +27,8 @@ func TestModelsTable(t *testing.T) {
 
 func TestModelsJSON(t *testing.T) {
 	srv := llmtest.New(t)
-	srv.AddModel("m", llmtest.Caps("completion", "insert"), llmtest.ContextLength(8192))
+	srv.AddModel("m", llmtest.Caps("completion", "insert"), llmtest.ContextLength(8192),
+		llmtest.Template("{{ .Content }}{{ range .ToolCalls }}\n<tool_call>{{ .Function.Name }}\n<arg_key>path</arg_key>\n<arg_value>a</arg_value>\n</tool_call>{{ end }}"))
 	e := newTestEnv(t)
 	code, out, errOut := e.run(t, "--base-url", srv.URL(), "models", "--json")
 	if code != 0 {
@@ -37,7 +38,8 @@ func TestModelsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if len(got) != 1 || got[0].Name != "m:latest" || got[0].ContextLength != 8192 || !got[0].Capabilities.FIM || got[0].Capabilities.Tools {
+	if len(got) != 1 || got[0].Name != "m:latest" || got[0].ContextLength != 8192 || !got[0].Capabilities.FIM || got[0].Capabilities.Tools ||
+		got[0].Dialect != "glm" {
 		t.Fatalf("got %+v", got)
 	}
 }
@@ -72,7 +74,8 @@ func TestModelsEmptyServerSaysWhatToRun(t *testing.T) {
 // automatic choice and pickers; set --context caps the window sent.
 func TestModelsCacheAndChoices(t *testing.T) {
 	e := newPrintEnv(t)
-	e.srv.AddModel("tiny:1b", llmtest.Caps("completion", "tools"), llmtest.ContextLength(131072))
+	e.srv.AddModel("tiny:1b", llmtest.Caps("completion", "tools"), llmtest.ContextLength(131072),
+		llmtest.Template("{{ range .ToolCalls }}[TOOL_CALLS]{{ .Function.Name }}[ARGS]{{ .Function.Arguments }}{{ end }}"))
 	code, out, errOut := e.run(t, "models")
 	if code != 0 || !strings.Contains(out, "tiny:1b") || !strings.Contains(out, "NUM_CTX") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
@@ -95,8 +98,8 @@ func TestModelsCacheAndChoices(t *testing.T) {
 	for _, m := range got {
 		byName[m.Name] = m
 	}
-	if m := byName["tiny:1b"]; m.Enabled || m.NumCtx != 65536 || m.NumCtxFrom != "agent.maxContextWindow" {
-		t.Errorf("tiny:1b = %+v: disabled, window capped by agent.maxContextWindow", m)
+	if m := byName["tiny:1b"]; m.Enabled || m.NumCtx != 65536 || m.NumCtxFrom != "agent.maxContextWindow" || m.Dialect != "bracket" {
+		t.Errorf("tiny:1b = %+v: disabled, window capped by agent.maxContextWindow, dialect bracket", m)
 	}
 	if m := byName["qwen3:8b"]; !m.Enabled || m.NumCtxCap != 8192 || m.NumCtx != 8192 || m.NumCtxFrom != "cap" {
 		t.Errorf("qwen3:8b = %+v: the per-model cap decides", m)
@@ -121,7 +124,7 @@ func TestModelsCacheAndChoices(t *testing.T) {
 	e.srv.Close()
 	code, out, errOut = e.run(t, "models")
 	if code != 0 || !strings.Contains(out, "qwen3:8b") || !strings.Contains(out, "[cached]") || !strings.Contains(out, "[disabled]") ||
-		!strings.Contains(errOut, "cached when the server was last reached") {
+		!strings.Contains(errOut, "cached when the server was last reached") || !strings.Contains(out, "DIALECT") || !strings.Contains(out, "bracket") {
 		t.Fatalf("offline: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 }

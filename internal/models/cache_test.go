@@ -7,6 +7,7 @@ import (
 
 	"github.com/olly-agent/olly/internal/llm/llmtest"
 	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/toolcall"
 )
 
 func openStore(t *testing.T) *store.Store {
@@ -25,7 +26,8 @@ func TestListFillsCacheAndServesItOffline(t *testing.T) {
 	ctx := context.Background()
 	st := openStore(t)
 	srv := llmtest.New(t)
-	srv.AddModel("qwen3:8b", llmtest.Caps("completion", "tools"), llmtest.ContextLength(40960), llmtest.Family("qwen3"), llmtest.Size(5_000))
+	srv.AddModel("qwen3:8b", llmtest.Caps("completion", "tools"), llmtest.ContextLength(40960), llmtest.Family("qwen3"), llmtest.Size(5_000),
+		llmtest.Template("{{ range .ToolCalls }}<tool_call>\n{\"name\": \"{{ .Function.Name }}\", \"arguments\": {{ .Function.Arguments }}}\n</tool_call>{{ end }}"))
 	srv.AddModel("old:1b", llmtest.Caps("completion"), llmtest.ContextLength(2048))
 	cat := ollamaCatalog(t, srv).WithCache(st)
 	if _, err := cat.List(ctx); err != nil {
@@ -45,18 +47,18 @@ func TestListFillsCacheAndServesItOffline(t *testing.T) {
 	for _, m := range list {
 		got[m.Name] = m
 	}
-	if q := got["qwen3:8b"]; !q.Enabled || q.NumCtxCap != 8192 || q.Cached {
-		t.Errorf("qwen3:8b = %+v: enabled, cap 8192, live", q)
+	if q := got["qwen3:8b"]; !q.Enabled || q.NumCtxCap != 8192 || q.Cached || q.Dialect != toolcall.FormatXML {
+		t.Errorf("qwen3:8b = %+v: enabled, cap 8192, live, dialect xml", q)
 	}
-	if o := got["old:1b"]; o.Enabled {
-		t.Errorf("old:1b = %+v: disabled", o)
+	if o := got["old:1b"]; o.Enabled || o.Dialect != "" {
+		t.Errorf("old:1b = %+v: disabled, no dialect", o)
 	}
 	cached, err := st.Models(ctx)
 	if err != nil || len(cached) != 2 {
 		t.Fatalf("models table = %+v, %v", cached, err)
 	}
 	for _, m := range cached {
-		if m.Name == "qwen3:8b" && (m.Family != "qwen3" || m.ContextLength != 40960 || m.Size != 5_000 || string(m.Capabilities) == "{}") {
+		if m.Name == "qwen3:8b" && (m.Family != "qwen3" || m.ContextLength != 40960 || m.Size != 5_000 || string(m.Capabilities) == "{}" || m.Dialect != "xml") {
 			t.Errorf("cached qwen3:8b = %+v: the listing's facts are recorded", m)
 		}
 	}
@@ -72,8 +74,9 @@ func TestListFillsCacheAndServesItOffline(t *testing.T) {
 	if err != nil || offline == nil {
 		t.Fatalf("ListOrCached: offline %v, err %v: want the cache and why", offline, err)
 	}
-	if len(list) != 1 || list[0].Name != "qwen3:8b" || !list[0].Cached || !list[0].Capabilities.Tools || list[0].NumCtxCap != 8192 {
-		t.Fatalf("offline list = %+v: only the installed model, from the cache, with its capabilities and cap", list)
+	if len(list) != 1 || list[0].Name != "qwen3:8b" || !list[0].Cached || !list[0].Capabilities.Tools || list[0].NumCtxCap != 8192 ||
+		list[0].Dialect != toolcall.FormatXML {
+		t.Fatalf("offline list = %+v: only the installed model, from the cache, with its capabilities, cap and dialect", list)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/toolcall"
 )
 
 // showConcurrency bounds the parallel /api/show calls: one per model is
@@ -64,6 +65,10 @@ type Model struct {
 	// Cached is set when the list came from the cache because the server
 	// could not be reached.
 	Cached bool `json:"cached,omitempty"`
+	// Dialect is the tool-call markup the model's template writes
+	// (toolcall.TemplateDialect), "" when none was recognised. Without
+	// native tools, the agent asks for calls in it.
+	Dialect toolcall.Format `json:"dialect,omitempty"`
 }
 
 // Details returns what the server says about one model, cached.
@@ -132,7 +137,8 @@ func (c *Catalog) ListOrCached(ctx context.Context) (list []Model, offline error
 		_ = json.Unmarshal(m.Capabilities, &caps)
 		d := llm.ModelDetails{ModelInfo: llm.ModelInfo{Name: m.Name, Size: m.Size, Family: m.Family, QuantizationLevel: m.Quantization},
 			Capabilities: caps, ContextLength: m.ContextLength}
-		list = append(list, Model{ModelDetails: d, Enabled: m.Enabled, NumCtxCap: m.NumCtxCap, Cached: true})
+		dialect, _ := toolcall.ParseDialect(m.Dialect) // a name this olly does not know is no dialect
+		list = append(list, Model{ModelDetails: d, Enabled: m.Enabled, NumCtxCap: m.NumCtxCap, Cached: true, Dialect: dialect})
 	}
 	return list, err, nil
 }
@@ -144,7 +150,7 @@ func cacheInfos(list []Model) []store.ModelInfo {
 	for _, m := range list {
 		caps, _ := json.Marshal(m.Capabilities)
 		out = append(out, store.ModelInfo{Name: m.Name, Size: m.Size, Family: m.Family,
-			Quantization: m.QuantizationLevel, Capabilities: caps, ContextLength: m.ContextLength})
+			Quantization: m.QuantizationLevel, Capabilities: caps, ContextLength: m.ContextLength, Dialect: string(m.Dialect)})
 	}
 	return out
 }
@@ -179,6 +185,7 @@ func (c *Catalog) fetch(ctx context.Context) ([]Model, error) {
 			merged := *d
 			merged.ModelInfo = mergeInfo(info, d.ModelInfo)
 			out[i].ModelDetails = merged
+			out[i].Dialect = toolcall.TemplateDialect(d.Template)
 		}()
 	}
 	wg.Wait()

@@ -10,6 +10,7 @@ import (
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/toolcall"
 	"github.com/olly-agent/olly/rpcproto"
 )
 
@@ -74,7 +75,8 @@ func wireModel(m models.Model, cfg *config.Config) rpcproto.ModelInfo {
 	}
 	out := rpcproto.ModelInfo{Name: m.Name, Size: m.Size, Family: m.Family, ParameterSize: m.ParameterSize,
 		QuantizationLevel: m.QuantizationLevel, ContextLength: m.ContextLength, Capabilities: caps,
-		CapabilitiesKnown: c.Known, Running: m.Running, Enabled: m.Enabled, NumCtxCap: m.NumCtxCap, Cached: m.Cached}
+		CapabilitiesKnown: c.Known, Running: m.Running, Enabled: m.Enabled, NumCtxCap: m.NumCtxCap, Cached: m.Cached,
+		Dialect: string(m.Dialect)}
 	if out.Capabilities == nil {
 		out.Capabilities = []string{}
 	}
@@ -145,7 +147,8 @@ func (s *Service) changeModel(ctx context.Context, name string, change func(name
 	for _, m := range cached {
 		if m.Name == name {
 			d := llm.ModelDetails{ModelInfo: llm.ModelInfo{Name: m.Name, Size: m.Size, Family: m.Family}, ContextLength: m.ContextLength}
-			mm := models.Model{ModelDetails: d, Enabled: m.Enabled, NumCtxCap: m.NumCtxCap, Cached: true}
+			dialect, _ := toolcall.ParseDialect(m.Dialect)
+			mm := models.Model{ModelDetails: d, Enabled: m.Enabled, NumCtxCap: m.NumCtxCap, Cached: true, Dialect: dialect}
 			return &rpcproto.ModelResult{Model: wireModel(mm, cfg)}, nil
 		}
 	}

@@ -182,7 +182,8 @@ func TestTestConnection(t *testing.T) {
 func TestModels(t *testing.T) {
 	f := newFixture(t, "baseUrl: SERVER\n")
 	f.srv.AddModel("qwen3:8b", llmtest.Caps("completion", "tools", "thinking"), llmtest.ContextLength(40960))
-	f.srv.AddModel("small", llmtest.Caps("completion"), llmtest.ContextLength(8192))
+	f.srv.AddModel("small", llmtest.Caps("completion"), llmtest.ContextLength(8192),
+		llmtest.Template("{{ range .ToolCalls }}<｜tool▁call▁begin｜>{{ .Function.Name }}<｜tool▁sep｜>{{ .Function.Arguments }}<｜tool▁call▁end｜>{{ end }}"))
 	ctx := context.Background()
 	list, err := f.svc.ListModels(ctx)
 	if err != nil {
@@ -192,8 +193,11 @@ func TestModels(t *testing.T) {
 		t.Fatalf("models: %+v", list)
 	}
 	m := list.Models[0]
-	if m.Name != "qwen3:8b" || m.ContextLength != 40960 || strings.Join(m.Capabilities, " ") != "chat tools thinking" || !m.Enabled {
+	if m.Name != "qwen3:8b" || m.ContextLength != 40960 || strings.Join(m.Capabilities, " ") != "chat tools thinking" || !m.Enabled || m.Dialect != "" {
 		t.Errorf("qwen3: %+v", m)
+	}
+	if m := list.Models[1]; m.Dialect != "deepseek" {
+		t.Errorf("small: %+v: the dialect of its template is deepseek", m)
 	}
 	res, err := f.svc.SetModelEnabled(ctx, rpcproto.SetModelEnabledRequest{Name: "small", Enabled: false})
 	if err != nil {

@@ -19,6 +19,9 @@ type ModelInfo struct {
 	Capabilities json.RawMessage `json:"capabilities,omitempty"`
 	// ContextLength is the trained context window; 0 when unknown.
 	ContextLength int `json:"contextLength,omitempty"`
+	// Dialect is the tool-call dialect read from the model's template
+	// (toolcall.TemplateDialect); "" when none was recognised.
+	Dialect string `json:"dialect,omitempty"`
 }
 
 // Model is a cached model with the person's own settings for it.
@@ -59,12 +62,13 @@ func (s *Store) RefreshModels(ctx context.Context, models []ModelInfo) error {
 			return fmt.Errorf("refresh models: capabilities of %s are not valid JSON", m.Name)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO models
-			(name, size, family, quantization, capabilities, context_length, installed, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, 1, ?)
+			(name, size, family, quantization, capabilities, context_length, dialect, installed, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?)
 			ON CONFLICT (name) DO UPDATE SET size = excluded.size, family = excluded.family,
 				quantization = excluded.quantization, capabilities = excluded.capabilities,
-				context_length = excluded.context_length, installed = 1, updated_at = excluded.updated_at`,
-			m.Name, m.Size, m.Family, m.Quantization, string(caps), nullPositive(m.ContextLength), now); err != nil {
+				context_length = excluded.context_length, dialect = excluded.dialect,
+				installed = 1, updated_at = excluded.updated_at`,
+			m.Name, m.Size, m.Family, m.Quantization, string(caps), nullPositive(m.ContextLength), m.Dialect, now); err != nil {
 			return classify(s.file, fmt.Errorf("refresh models: %s: %w", m.Name, err))
 		}
 	}
@@ -82,7 +86,7 @@ func nullPositive(n int) any {
 // server unreachable this is the offline list.
 func (s *Store) Models(ctx context.Context) ([]Model, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT name, size, family, quantization, capabilities,
-		context_length, enabled, num_ctx_cap, installed, updated_at FROM models ORDER BY name`)
+		context_length, dialect, enabled, num_ctx_cap, installed, updated_at FROM models ORDER BY name`)
 	if err != nil {
 		return nil, classify(s.file, fmt.Errorf("list models: %w", err))
 	}
@@ -96,7 +100,7 @@ func (s *Store) Models(ctx context.Context) ([]Model, error) {
 			capValue sql.NullInt64
 			at       int64
 		)
-		if err := rows.Scan(&m.Name, &m.Size, &m.Family, &m.Quantization, &caps, &ctxLen,
+		if err := rows.Scan(&m.Name, &m.Size, &m.Family, &m.Quantization, &caps, &ctxLen, &m.Dialect,
 			&m.Enabled, &capValue, &m.Installed, &at); err != nil {
 			return nil, classify(s.file, fmt.Errorf("list models: %w", err))
 		}

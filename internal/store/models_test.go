@@ -12,7 +12,7 @@ func TestModelCacheKeepsSettingsAcrossRefresh(t *testing.T) {
 	caps := json.RawMessage(`{"known":true,"chat":true,"tools":true}`)
 	if err := s.RefreshModels(ctx, []ModelInfo{
 		{Name: "qwen3:8b", Size: 5e9, Family: "qwen3", Quantization: "Q4_K_M", Capabilities: caps, ContextLength: 40960},
-		{Name: "llama3.2:3b", Size: 2e9},
+		{Name: "llama3.2:3b", Size: 2e9, Dialect: "bare"},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func TestModelCacheKeepsSettingsAcrossRefresh(t *testing.T) {
 	}
 	// The server now lists qwen3 (updated), future, and no longer llama.
 	if err := s.RefreshModels(ctx, []ModelInfo{
-		{Name: "qwen3:8b", Size: 6e9, Family: "qwen3", Capabilities: caps, ContextLength: 40960},
+		{Name: "qwen3:8b", Size: 6e9, Family: "qwen3", Capabilities: caps, ContextLength: 40960, Dialect: "xml"},
 		{Name: "future:1b", Size: 1e9},
 	}); err != nil {
 		t.Fatal(err)
@@ -46,10 +46,11 @@ func TestModelCacheKeepsSettingsAcrossRefresh(t *testing.T) {
 		enabled, installed       bool
 		numCtxCap, contextLength int
 		size                     int64
+		dialect                  string
 	}{
-		{"qwen3:8b", true, true, 16384, 40960, 6e9},
-		{"llama3.2:3b", false, false, 0, 0, 2e9},
-		{"future:1b", true, true, 4096, 0, 1e9},
+		{"qwen3:8b", true, true, 16384, 40960, 6e9, "xml"}, // updated by the refresh
+		{"llama3.2:3b", false, false, 0, 0, 2e9, "bare"},   // kept for the offline list
+		{"future:1b", true, true, 4096, 0, 1e9, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,7 +59,7 @@ func TestModelCacheKeepsSettingsAcrossRefresh(t *testing.T) {
 				t.Fatal("missing from the cache")
 			}
 			if m.Enabled != tc.enabled || m.Installed != tc.installed || m.NumCtxCap != tc.numCtxCap ||
-				m.ContextLength != tc.contextLength || m.Size != tc.size {
+				m.ContextLength != tc.contextLength || m.Size != tc.size || m.Dialect != tc.dialect {
 				t.Errorf("got %+v", m)
 			}
 		})

@@ -11,6 +11,7 @@ import (
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/toolcall"
 	"github.com/olly-agent/olly/rpcproto"
 )
 
@@ -115,7 +116,8 @@ func (s *Server) piModel(d llm.ModelDetails, running bool) rpcproto.PiModel {
 	}
 	return rpcproto.PiModel{ID: d.Name, Name: d.Name, API: api, Provider: provider, BaseURL: s.opts.BaseURL,
 		Reasoning: d.Capabilities.Thinking, Input: input, ContextWindow: d.ContextLength, MaxTokens: s.opts.MaxTokens,
-		Tools: d.Capabilities.Tools, Family: d.Family, ParameterSize: d.ParameterSize, Quantization: d.QuantizationLevel, Running: running}
+		Tools: d.Capabilities.Tools, Family: d.Family, ParameterSize: d.ParameterSize, Quantization: d.QuantizationLevel, Running: running,
+		Dialect: string(toolcall.TemplateDialect(d.Template))}
 }
 
 func runGetMessages(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.MessagesResult, error) {
