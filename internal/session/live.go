@@ -27,6 +27,9 @@ type live struct {
 	// modes are the session's queue delivery modes when set
 	// (queuemodes.go); nil: the defaults.
 	modes *QueueModes
+	// idle is closed when the session is released (no turn and no
+	// admitted prompt holds it); made by WaitIdle, nil when nobody waits.
+	idle chan struct{}
 }
 
 // liveLocked returns the session's live state, made on first use. Called
@@ -54,6 +57,43 @@ func (s *Service) queueLocked(id string) *queue {
 func (s *Service) dropQueueLocked(id string, q *queue) {
 	if l := s.sessions[id]; l != nil && l.queue == q {
 		l.queue = nil
+		releasedLocked(l)
+	}
+}
+
+// releasedLocked wakes the WaitIdle callers of l once nothing holds the
+// session. Called with s.mu held.
+func releasedLocked(l *live) {
+	if l.cancel == nil && l.queue == nil && l.idle != nil {
+		close(l.idle)
+		l.idle = nil
+	}
+}
+
+// WaitIdle returns once the session is released in this process: no turn
+// runs (the turn that emitted turn_finished has returned) and no admitted
+// prompt holds it, so Submit with WhenBusyRefuse would admit a prompt (as
+// long as nothing takes the session first). It is woken by the release
+// itself, not by polling. It returns ctx's error when ctx ends first. A
+// session generating in another olly process is not waited for.
+func (s *Service) WaitIdle(ctx context.Context, id string) error {
+	for {
+		s.mu.Lock()
+		l := s.sessions[id]
+		if l == nil || (l.cancel == nil && l.queue == nil) {
+			s.mu.Unlock()
+			return nil
+		}
+		if l.idle == nil {
+			l.idle = make(chan struct{})
+		}
+		ch := l.idle
+		s.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 

@@ -125,6 +125,7 @@ func (s *Service) end(id string) {
 	s.mu.Lock()
 	l := s.liveLocked(id)
 	l.cancel, l.finished = nil, false
+	releasedLocked(l)
 	s.mu.Unlock()
 }
 

@@ -117,19 +117,23 @@ func runAbortAndPrompt(ctx context.Context, s *Server, c *call, req rpcproto.Mes
 	s.opts.Sessions.ClearQueue(id)
 	s.opts.Sessions.Abort(id)
 	// The aborted turn winds down (its commands are killed, its events
-	// recorded) before the session takes the new prompt.
-	deadline := time.Now().Add(abortWait)
+	// recorded) before the session takes the new prompt. A turn another
+	// client started meanwhile is aborted too.
+	wctx, cancel := context.WithTimeout(ctx, abortWait)
+	defer cancel()
 	for {
+		if err := s.opts.Sessions.WaitIdle(wctx, id); err != nil {
+			if ctx.Err() != nil {
+				return rpcproto.PromptResult{}, ctx.Err()
+			}
+			return rpcproto.PromptResult{}, fmt.Errorf("the aborted turn did not end within %s: %w", abortWait, session.ErrBusy)
+		}
 		res, err := s.submit(ctx, c, session.PromptInput{Text: req.Message, Images: images}, session.WhenBusyRefuse)
-		if !errors.Is(err, session.ErrBusy) || time.Now().After(deadline) {
+		if !errors.Is(err, session.ErrBusy) {
 			return res, err
 		}
+		s.opts.Sessions.ClearQueue(id)
 		s.opts.Sessions.Abort(id)
-		select {
-		case <-ctx.Done():
-			return rpcproto.PromptResult{}, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
 	}
 }
 

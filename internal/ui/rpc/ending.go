@@ -2,7 +2,7 @@ package rpc
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
 	"github.com/olly-agent/olly/internal/event"
@@ -29,18 +29,16 @@ func (s *Server) turnEnding(ctx context.Context, id string) bool {
 	return ok
 }
 
-// submitAfterEnd submits again while the ended turn winds down.
+// submitAfterEnd submits again once the ended turn has given the session
+// back (session.Service.WaitIdle: woken by the release, not polled).
 func (s *Server) submitAfterEnd(ctx context.Context, id string, in session.PromptInput, when session.WhenBusy) (*session.Submission, error) {
-	deadline := time.Now().Add(endingWait)
-	for {
-		sub, err := s.opts.Sessions.Submit(ctx, id, in, when)
-		if !errors.Is(err, session.ErrBusy) || time.Now().After(deadline) {
-			return sub, err
-		}
-		select {
-		case <-ctx.Done():
+	wctx, cancel := context.WithTimeout(ctx, endingWait)
+	defer cancel()
+	if err := s.opts.Sessions.WaitIdle(wctx, id); err != nil {
+		if ctx.Err() != nil {
 			return nil, ctx.Err()
-		case <-time.After(10 * time.Millisecond):
 		}
+		return nil, fmt.Errorf("session %s: the ended turn did not give the session back within %s: %w", id, endingWait, session.ErrBusy)
 	}
+	return s.opts.Sessions.Submit(ctx, id, in, when)
 }
