@@ -58,7 +58,9 @@ func (s *Service) Branch(ctx context.Context, id string, seq int64) (*BranchPoin
 // (store.Session.ParentSessionID and ForkedFromSeq). With seq 0 the copy is
 // the current branch up to its leaf; with the seq of a prompt it is the
 // branch up to just before that prompt's turn, as Branch cuts it, and the
-// BranchPoint says where. The original is not changed.
+// BranchPoint says where; cut before the first prompt, the fork is an
+// untitled session with no events that still records its parent. The
+// original is not changed.
 func (s *Service) Fork(ctx context.Context, id string, seq int64) (*store.Session, *BranchPoint, error) {
 	sess, err := s.Open(ctx, id)
 	if err != nil {
@@ -70,10 +72,13 @@ func (s *Service) Fork(ctx context.Context, id string, seq int64) (*store.Sessio
 		if bp, err = s.branchPoint(ctx, id, seq); err != nil {
 			return nil, nil, err
 		}
-		if bp.Leaf == 0 {
-			return nil, nil, fmt.Errorf("prompt %d is the first of session %s: a fork before it would be empty; start a new session instead", seq, id)
-		}
 		at = bp.Leaf
+		if at == 0 {
+			// Cut before the first prompt: the fork holds nothing yet
+			// but still records where it came from (pi's fork of the
+			// first message).
+			at = store.ForkEmpty
+		}
 	} else {
 		// Copying the tip of a turn that is still running would cut it in
 		// half.

@@ -202,8 +202,19 @@ func TestForkCopiesUpToThePrompt(t *testing.T) {
 	}
 
 	one := userSeq(t, svc, sess.ID, "one")
-	if _, _, err := svc.Fork(ctx, sess.ID, one); err == nil || !strings.Contains(err.Error(), "would be empty") {
-		t.Errorf("fork before the first prompt: %v", err)
+	empty, bp, err := svc.Fork(ctx, sess.ID, one)
+	if err != nil {
+		t.Fatalf("fork before the first prompt: %v", err)
+	}
+	if empty.ParentSessionID != sess.ID || empty.ForkedFromSeq != 0 || empty.LeafSeq != 0 || empty.Title != "" {
+		t.Errorf("fork before the first prompt: parent %q from %d, leaf %d, title %q; want parent %s, nothing copied, untitled",
+			empty.ParentSessionID, empty.ForkedFromSeq, empty.LeafSeq, empty.Title, sess.ID)
+	}
+	if bp == nil || bp.Seq != one || bp.Prompt != "one" || bp.Leaf != 0 {
+		t.Errorf("fork before the first prompt: branch point %+v", bp)
+	}
+	if evs, err := svc.History(ctx, empty.ID); err != nil || len(evs) != 0 {
+		t.Errorf("fork before the first prompt holds %d events (%v), want none", len(evs), err)
 	}
 	if err := st.SetStatus(ctx, sess.ID, store.StatusGenerating); err != nil {
 		t.Fatal(err)

@@ -238,12 +238,17 @@ func (s *Store) SetLeaf(ctx context.Context, session string, seq int64) error {
 	return classify(s.file, tx.Commit())
 }
 
+// ForkEmpty is the atSeq of a Fork that copies no events.
+const ForkEmpty int64 = -1
+
 // Fork creates a new session from the path of session ending at atSeq (0:
 // its current leaf). The copies keep their seq numbers, parents, turns,
 // payloads and times, so references between events stay valid; the fork's
 // seqs may therefore have gaps where other branches were. The new session
 // copies the settings of the old one, records where it came from, and has
-// its leaf at the end of the copied path. newID "" gets a NewID.
+// its leaf at the end of the copied path. newID "" gets a NewID. A negative
+// atSeq (ForkEmpty) copies no events: a fork cut before the session's first
+// prompt, which records its parent (forkedFromSeq 0) and starts untitled.
 func (s *Store) Fork(ctx context.Context, session string, atSeq int64, newID string) (*Session, error) {
 	if newID == "" {
 		newID = NewID(s.opts.Now())
@@ -261,6 +266,10 @@ func (s *Store) Fork(ctx context.Context, session string, atSeq int64, newID str
 	if atSeq == 0 {
 		atSeq = src.LeafSeq
 	}
+	empty := atSeq < 0
+	if empty {
+		atSeq = 0
+	}
 	var seqs []int64
 	if atSeq > 0 {
 		if seqs, err = s.pathSeqs(ctx, tx, session, atSeq); err != nil {
@@ -272,9 +281,10 @@ func (s *Store) Fork(ctx context.Context, session string, atSeq int64, newID str
 		explorer_model, status, auto_approve_commands, auto_approve_sensitive_edits,
 		sensitive_patterns, session_memory, parent_session_id, forked_from_seq, leaf_seq,
 		created_at, updated_at)
-		SELECT ?, title, workspace, mode, model, explorer_model, 'idle', auto_approve_commands,
-		auto_approve_sensitive_edits, sensitive_patterns, session_memory, id, ?, ?, ?, ?
-		FROM sessions WHERE id = ?`, newID, atSeq, atSeq, now, now, session); err != nil {
+		SELECT ?, CASE WHEN ? THEN '' ELSE title END, workspace, mode, model, explorer_model, 'idle',
+		auto_approve_commands, auto_approve_sensitive_edits, sensitive_patterns,
+		CASE WHEN ? THEN NULL ELSE session_memory END, id, ?, ?, ?, ?
+		FROM sessions WHERE id = ?`, newID, empty, empty, atSeq, atSeq, now, now, session); err != nil {
 		return nil, classify(s.file, fmt.Errorf("%s: %w", op, err))
 	}
 	if len(seqs) > 0 {

@@ -2,14 +2,10 @@ package rpc
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"github.com/olly-agent/olly/internal/event"
-	"github.com/olly-agent/olly/internal/session"
-	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/rpcproto"
 )
 
@@ -44,29 +40,13 @@ func runFork(ctx context.Context, s *Server, _ *call, req rpcproto.ForkRequest) 
 		return rpcproto.ForkResult{}, err
 	}
 	parent := s.current()
-	text, ok, err := s.firstPrompt(ctx, parent, seq)
+	// A cut before the first prompt is a fork with nothing in it yet,
+	// like pi's fork of the first message; it still records its parent.
+	fork, bp, err := s.opts.Sessions.Fork(ctx, parent, seq)
 	if err != nil {
 		return rpcproto.ForkResult{}, err
 	}
-	var fork *store.Session
-	if ok {
-		// Cut before the first prompt: nothing to copy, like pi's fork
-		// of the first message; a fresh session with the same settings.
-		cur, err := s.opts.Sessions.Open(ctx, parent)
-		if err != nil {
-			return rpcproto.ForkResult{}, err
-		}
-		fork, err = s.opts.Sessions.Create(ctx, session.CreateOptions{Workspace: cur.Workspace, Mode: event.Mode(cur.Mode), Model: cur.Model})
-		if err != nil {
-			return rpcproto.ForkResult{}, err
-		}
-	} else {
-		var bp *session.BranchPoint
-		if fork, bp, err = s.opts.Sessions.Fork(ctx, parent, seq); err != nil {
-			return rpcproto.ForkResult{}, err
-		}
-		text = bp.Prompt
-	}
+	text := bp.Prompt
 	last, err := s.opts.Sessions.LastSeq(ctx, fork.ID)
 	if err != nil {
 		return rpcproto.ForkResult{}, err
@@ -75,22 +55,6 @@ func runFork(ctx context.Context, s *Server, _ *call, req rpcproto.ForkRequest) 
 		return rpcproto.ForkResult{}, err
 	}
 	return rpcproto.ForkResult{Text: text, SessionID: fork.ID, ParentSessionID: parent, Workspace: fork.Workspace, LastSeq: last}, nil
-}
-
-// firstPrompt reports whether seq is the first prompt of the session's
-// current branch (a fork before it holds nothing), with its text.
-func (s *Server) firstPrompt(ctx context.Context, id string, seq int64) (string, bool, error) {
-	prompts, err := s.opts.Sessions.BranchPrompts(ctx, id)
-	if err != nil {
-		return "", false, err
-	}
-	if len(prompts) == 0 {
-		return "", false, errors.New("the session has no prompts yet: there is nothing to fork")
-	}
-	if prompts[0].Seq == seq {
-		return prompts[0].Text, true, nil
-	}
-	return "", false, nil
 }
 
 func runForkMessages(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.ForkMessages, error) {

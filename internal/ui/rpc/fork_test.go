@@ -51,6 +51,14 @@ func TestForkCutsBeforeAPromptIntoANewSession(t *testing.T) {
 	if err := json.Unmarshal(first.Data, &empty); err != nil || !first.Success || empty.Text != "first prompt" || empty.SessionID == res.SessionID {
 		t.Fatalf("fork before the first prompt: %s", first.raw)
 	}
+	// It records where it came from, like any fork.
+	row, err := b.svc.Open(t.Context(), empty.SessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row.ParentSessionID != res.SessionID || empty.ParentSessionID != res.SessionID {
+		t.Errorf("fork before the first prompt: parent %q (result %q), want %s", row.ParentSessionID, empty.ParentSessionID, res.SessionID)
+	}
 	if fm := c.call(`"fm3"`, `{"id":"fm3","type":"get_fork_messages"}`); string(fm.Data) != `{"messages":[]}` {
 		t.Errorf("empty fork's prompts: %s", fm.Data)
 	}
