@@ -11,13 +11,14 @@
 package customcmd
 
 import (
+	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/olly-agent/olly/internal/confined"
 	"github.com/olly-agent/olly/internal/frontmatter"
 	"github.com/olly-agent/olly/internal/workspace"
 )
@@ -31,9 +32,9 @@ const (
 // Sources, in precedence order: a project command wins over the user's of
 // the same name, .olly over .claude.
 const (
-	SourceProject = "project"
-	SourceClaude  = "claude"
-	SourceUser    = "user"
+	SourceProject = confined.SourceProject
+	SourceClaude  = confined.SourceClaude
+	SourceUser    = confined.SourceUser
 )
 
 // Command is one custom command.
@@ -61,24 +62,11 @@ type Problem struct {
 // userDir ("": none), sorted by name; the first place holding a name
 // wins.
 func Load(ws *workspace.Workspace, userDir string) ([]Command, []Problem) {
-	type place struct {
-		dir, source string
-		inWorkspace bool
-	}
-	var places []place
-	if ws != nil {
-		root := ws.Primary().Path
-		places = append(places, place{filepath.Join(root, ".olly", "commands"), SourceProject, true},
-			place{filepath.Join(root, ".claude", "commands"), SourceClaude, true})
-	}
-	if userDir != "" {
-		places = append(places, place{filepath.Join(userDir, "commands"), SourceUser, false})
-	}
 	seen := map[string]bool{}
 	var out []Command
 	var problems []Problem
-	for _, p := range places {
-		entries, err := os.ReadDir(p.dir)
+	for _, p := range confined.Places(ws, userDir, "commands") {
+		entries, err := os.ReadDir(p.Dir)
 		if err != nil {
 			continue
 		}
@@ -86,11 +74,11 @@ func Load(ws *workspace.Workspace, userDir string) ([]Command, []Problem) {
 			if !strings.HasSuffix(strings.ToLower(e.Name()), ".md") {
 				continue
 			}
-			path := filepath.Join(p.dir, e.Name())
-			c, err := loadFile(ws, path, p.inWorkspace)
+			path := filepath.Join(p.Dir, e.Name())
+			c, err := loadFile(path, p.Scope)
 			switch {
 			case err != nil:
-				problems = append(problems, Problem{Path: path, Reason: err.Error()})
+				problems = append(problems, Problem{Path: path, Reason: reason(err)})
 				continue
 			case seen[c.Name]:
 				continue
@@ -98,7 +86,7 @@ func Load(ws *workspace.Workspace, userDir string) ([]Command, []Problem) {
 				problems = append(problems, Problem{Path: path, Reason: fmt.Sprintf("more than %d commands: left out", MaxCommands)})
 				continue
 			}
-			c.Source = p.source
+			c.Source = p.Source
 			seen[c.Name] = true
 			out = append(out, c)
 		}
@@ -107,32 +95,27 @@ func Load(ws *workspace.Workspace, userDir string) ([]Command, []Problem) {
 	return out, problems
 }
 
-// loadFile reads one command file.
-func loadFile(ws *workspace.Workspace, path string, inWorkspace bool) (Command, error) {
+// reason says why a file was not used, without its path (the Problem has
+// it).
+func reason(err error) string {
+	for _, e := range []error{confined.ErrOutsideWorkspace, confined.ErrNotRegular} {
+		if errors.Is(err, e) {
+			return e.Error() + ": skipped"
+		}
+	}
+	if errors.Is(err, confined.ErrTooLarge) {
+		return fmt.Sprintf("a command file may have at most %d bytes: skipped", MaxFileBytes)
+	}
+	return err.Error()
+}
+
+// loadFile reads one command file, which must stay in scope.
+func loadFile(path string, scope confined.Scope) (Command, error) {
 	name := strings.ToLower(strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)))
 	if !ValidName(name) {
 		return Command{}, fmt.Errorf("the file name makes the command /%s: use letters, digits, - and _ only", name)
 	}
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return Command{}, err
-	}
-	if inWorkspace && (ws == nil || !ws.Contains(real)) {
-		return Command{}, fmt.Errorf("a link out of the workspace: skipped")
-	}
-	f, err := os.Open(real)
-	if err != nil {
-		return Command{}, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return Command{}, fmt.Errorf("not a regular file")
-	}
-	if info.Size() > MaxFileBytes {
-		return Command{}, fmt.Errorf("%d bytes; a command file may have at most %d", info.Size(), MaxFileBytes)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes))
+	data, err := confined.ReadFile(path, scope, MaxFileBytes)
 	if err != nil {
 		return Command{}, err
 	}

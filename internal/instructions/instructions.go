@@ -16,12 +16,12 @@ package instructions
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/olly-agent/olly/internal/confined"
 	"github.com/olly-agent/olly/internal/workspace"
 )
 
@@ -175,37 +175,21 @@ func chain(root string) []string {
 // every tool), the repository top for files above the workspace root.
 // The person's own file is theirs and is read wherever its link leads.
 func readCandidate(ws *workspace.Workspace, c candidate, maxFile int) (File, bool) {
-	real, err := filepath.EvalSymlinks(c.path)
-	if err != nil {
-		return File{}, false
-	}
+	var scope confined.Scope
 	switch {
 	case c.user:
 	case c.scope == "":
-		if ws == nil || !ws.Contains(real) {
-			return File{}, false
-		}
+		scope = confined.Scope{InWorkspace: true, Workspace: ws}
 	default:
-		if rel, err := filepath.Rel(c.scope, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return File{}, false
-		}
+		scope = confined.Scope{Dir: c.scope}
 	}
-	fh, err := os.Open(real)
-	if err != nil {
-		return File{}, false
-	}
-	defer fh.Close()
-	info, err := fh.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return File{}, false
-	}
-	b, err := io.ReadAll(io.LimitReader(fh, int64(maxFile)+1))
+	b, size, cut, err := confined.ReadHead(c.path, scope, int64(maxFile))
 	if err != nil || bytes.IndexByte(b, 0) >= 0 || len(bytes.TrimSpace(b)) == 0 {
 		return File{}, false
 	}
-	f := File{Path: c.path, Display: display(ws, c), Size: info.Size(), User: c.user}
-	if len(b) > maxFile {
-		f.Text, f.Cut = cutText(b, maxFile), true
+	f := File{Path: c.path, Display: display(ws, c), Size: size, User: c.user, Cut: cut}
+	if cut {
+		f.Text = endCut(b)
 	} else {
 		f.Text = strings.ToValidUTF8(string(b), "\uFFFD")
 	}
@@ -230,7 +214,13 @@ func cutText(b []byte, n int) string {
 	if len(b) <= n {
 		return string(b)
 	}
-	b = b[:n]
+	return endCut(b[:n])
+}
+
+// endCut ends b, the head of a longer text, at a line break when there is
+// one in its second half, and never inside a character.
+func endCut(b []byte) string {
+	n := len(b)
 	for i := 0; i < utf8.UTFMax && len(b) > 0 && !utf8.Valid(b); i++ {
 		b = b[:len(b)-1]
 	}

@@ -13,13 +13,15 @@
 package skills
 
 import (
+	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
+	"github.com/olly-agent/olly/internal/confined"
 	"github.com/olly-agent/olly/internal/frontmatter"
 	"github.com/olly-agent/olly/internal/workspace"
 )
@@ -55,31 +57,16 @@ type Problem struct {
 	Path, Reason string
 }
 
-// place is one directory searched, in precedence order.
-type place struct {
-	dir, source string
-	inWorkspace bool
-}
-
 // Discover finds the skills of ws (nil: the user's only) and userDir
 // (olly's configuration directory; "": none), sorted by name. The first
 // place holding a name wins: .olly/skills, then .claude/skills, then the
-// user's.
+// user's (confined.Places).
 func Discover(ws *workspace.Workspace, userDir string) ([]Skill, []Problem) {
-	var places []place
-	if ws != nil {
-		root := ws.Primary().Path
-		places = append(places, place{filepath.Join(root, ".olly", "skills"), "project", true},
-			place{filepath.Join(root, ".claude", "skills"), "claude", true})
-	}
-	if userDir != "" {
-		places = append(places, place{filepath.Join(userDir, "skills"), "user", false})
-	}
 	seen := map[string]bool{}
 	var out []Skill
 	var problems []Problem
-	for _, p := range places {
-		found, probs := scan(ws, p)
+	for _, p := range confined.Places(ws, userDir, "skills") {
+		found, probs := scan(p)
 		problems = append(problems, probs...)
 		for _, s := range found {
 			if seen[s.Name] {
@@ -99,29 +86,29 @@ func Discover(ws *workspace.Workspace, userDir string) ([]Skill, []Problem) {
 
 // scan reads the skills of one place: each subfolder holding a SKILL.md
 // (one level, not recursive).
-func scan(ws *workspace.Workspace, p place) ([]Skill, []Problem) {
-	entries, err := os.ReadDir(p.dir)
+func scan(p confined.Place) ([]Skill, []Problem) {
+	entries, err := os.ReadDir(p.Dir)
 	if err != nil {
 		return nil, nil // no such place: nothing to say
 	}
 	var out []Skill
 	var problems []Problem
 	for _, e := range entries {
-		dir := filepath.Join(p.dir, e.Name())
-		real, err := filepath.EvalSymlinks(dir)
-		if err != nil {
+		dir := filepath.Join(p.Dir, e.Name())
+		real, err := confined.Resolve(dir, p.Scope)
+		if errors.Is(err, confined.ErrOutsideWorkspace) {
+			problems = append(problems, Problem{Path: dir, Reason: "a link out of the workspace: skipped"})
 			continue
 		}
-		if p.inWorkspace && (ws == nil || !ws.Contains(real)) {
-			problems = append(problems, Problem{Path: dir, Reason: "a link out of the workspace: skipped"})
+		if err != nil {
 			continue
 		}
 		if info, err := os.Stat(real); err != nil || !info.IsDir() {
 			continue
 		}
-		s, err := load(ws, real, p)
+		s, err := load(real, p)
 		if err != nil {
-			if !os.IsNotExist(err) {
+			if !errors.Is(err, fs.ErrNotExist) {
 				problems = append(problems, Problem{Path: filepath.Join(dir, File), Reason: err.Error()})
 			}
 			continue
@@ -132,8 +119,10 @@ func scan(ws *workspace.Workspace, p place) ([]Skill, []Problem) {
 }
 
 // load reads a skill's front matter.
-func load(ws *workspace.Workspace, dir string, p place) (Skill, error) {
-	data, err := readConfined(dir, File, p.inWorkspace, ws)
+func load(dir string, p confined.Place) (Skill, error) {
+	scope := p.Scope
+	scope.Dir = dir
+	data, err := confined.ReadFile(filepath.Join(dir, File), scope, MaxFileBytes)
 	if err != nil {
 		return Skill{}, err
 	}
@@ -141,7 +130,7 @@ func load(ws *workspace.Workspace, dir string, p place) (Skill, error) {
 	if err != nil {
 		return Skill{}, err
 	}
-	s := Skill{Name: strings.TrimSpace(fields["name"]), Description: oneLine(fields["description"]), Dir: dir, Source: p.source}
+	s := Skill{Name: strings.TrimSpace(fields["name"]), Description: oneLine(fields["description"]), Dir: dir, Source: p.Source}
 	if s.Name == "" {
 		s.Name = filepath.Base(dir)
 	}
@@ -184,7 +173,7 @@ func Find(skills []Skill, name string) (Skill, bool) {
 
 // Body returns a skill's instructions: SKILL.md without its front matter.
 func (s Skill) Body() (string, error) {
-	data, err := readConfined(s.Dir, File, false, nil)
+	data, err := confined.ReadFile(filepath.Join(s.Dir, File), confined.Scope{Dir: s.Dir}, MaxFileBytes)
 	if err != nil {
 		return "", err
 	}
@@ -196,7 +185,11 @@ func (s Skill) Body() (string, error) {
 // path leading out of the folder — "..", an absolute path, a link — is
 // refused.
 func (s Skill) ReadFile(rel string) (string, error) {
-	data, err := readConfined(s.Dir, rel, false, nil)
+	p, err := confined.Join(s.Dir, rel)
+	if err != nil {
+		return "", err
+	}
+	data, err := confined.ReadFile(p, confined.Scope{Dir: s.Dir}, MaxFileBytes)
 	if err != nil {
 		return "", err
 	}
@@ -227,42 +220,6 @@ func (s Skill) Files(limit int) []string {
 		return nil
 	})
 	return out
-}
-
-// readConfined reads rel inside dir, refusing any path whose real
-// location is not inside dir (and, for workspace content, not inside the
-// workspace), and more than MaxFileBytes.
-func readConfined(dir, rel string, inWorkspace bool, ws *workspace.Workspace) ([]byte, error) {
-	if rel == "" || filepath.IsAbs(rel) {
-		return nil, fmt.Errorf("give a path relative to the skill's folder, not %q", rel)
-	}
-	p := filepath.Join(dir, filepath.FromSlash(rel))
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return nil, err
-	}
-	if r, err := filepath.Rel(dir, real); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
-		return nil, fmt.Errorf("%s is outside the skill's folder", rel)
-	}
-	if inWorkspace && (ws == nil || !ws.Contains(real)) {
-		return nil, fmt.Errorf("%s leads out of the workspace", rel)
-	}
-	f, err := os.Open(real)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", rel)
-	}
-	if info.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("%s is %d bytes; at most %d are read", rel, info.Size(), MaxFileBytes)
-	}
-	return io.ReadAll(io.LimitReader(f, MaxFileBytes))
 }
 
 // Render is the system prompt's list of skills: names and descriptions
