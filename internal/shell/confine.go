@@ -3,6 +3,9 @@ package shell
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
+	"time"
 
 	"github.com/olly-agent/olly/internal/sandbox"
 )
@@ -19,13 +22,84 @@ func (s *Shell) sandboxSpec(policy sandbox.Policy, writable []string) sandbox.Sp
 	}
 	spec := s.m.opts.SandboxSpec
 	spec.Policy = policy
-	spec.Writable = append(append(append([]string(nil), s.m.roots.paths...), writable...), spec.Writable...)
+	spec.Writable = uniquePaths(s.m.roots.paths, writable, spec.Writable)
 	// The shell's state comes first: the read-only policy may write only
 	// that (the wrapper saves the session's cd and variables there).
 	spec.Own = append([]string{s.dir, s.tmpDir}, spec.Own...)
 	// Other sessions' shell state is not this command's business.
 	spec.DenyRead = append(append([]string(nil), spec.DenyRead...), s.m.stateDir)
 	return spec
+}
+
+// uniquePaths joins the lists, cleaned, each path once (the workspace's
+// directories come with the roots the manager already has: the kernel
+// would get each rule twice).
+func uniquePaths(lists ...[]string) []string {
+	var out []string
+	for _, l := range lists {
+		for _, p := range l {
+			if p = filepath.Clean(p); !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// sameSpec reports whether a bash confined by a may run a command that
+// needs b: the kernel fixes a process's sandbox when it starts.
+func sameSpec(a, b sandbox.Spec) bool {
+	return a.Policy == b.Policy && a.Network == b.Network && slices.Equal(a.Writable, b.Writable) &&
+		slices.Equal(a.Own, b.Own) && slices.Equal(a.DenyRead, b.DenyRead)
+}
+
+// dirStamp is what a long-lived bash's sandbox depends on that can change
+// after it started: a directory the rules split into its entries (one
+// that holds a protected path: home, /etc…), whose later entries no rule
+// covers, or an allowed place that did not exist yet (a build cache made
+// later), which no rule covers either. Either changing means the next
+// command gets a new bash, whose rules are made afresh.
+type dirStamp struct {
+	path   string
+	mtime  time.Time
+	exists bool
+}
+
+// stampsFor lists the dirStamps of spec.
+func stampsFor(spec sandbox.Spec) []dirStamp {
+	if spec.Policy == sandbox.Unsandboxed {
+		return nil
+	}
+	var out []dirStamp
+	for _, g := range sandbox.Plan(spec) {
+		if g.Access == sandbox.List {
+			out = append(out, stamp(g.Path))
+		}
+	}
+	for _, p := range slices.Concat(spec.Writable, spec.Own) {
+		if st := stamp(p); !st.exists {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+func stamp(path string) dirStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return dirStamp{path: path}
+	}
+	return dirStamp{path: path, mtime: fi.ModTime(), exists: true}
+}
+
+// stampsChanged reports whether any stamp no longer holds.
+func stampsChanged(stamps []dirStamp) bool {
+	for _, st := range stamps {
+		if now := stamp(st.path); now.exists != st.exists || !now.mtime.Equal(st.mtime) {
+			return true
+		}
+	}
+	return false
 }
 
 // makeTmpDir creates the session's private temporary folder, which every

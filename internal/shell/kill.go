@@ -23,6 +23,16 @@ type target struct {
 	leader int
 	marker []byte
 	since  uint64
+	// shell is the session's bash (started at shellStart) when the target
+	// is one command: its process group, which also holds earlier
+	// commands' jobs, is not taken whole; its children started since
+	// childSince are the command's (a job bash has forked but that has
+	// not yet executed its program still has bash's environment); bash
+	// itself belongs only if withShell (a command being stopped).
+	shell      int
+	shellStart uint64
+	childSince uint64
+	withShell  bool
 }
 
 // members returns the live processes of t, pid → start time. Without a
@@ -33,6 +43,16 @@ func (t target) members() map[int]uint64 {
 	if err != nil {
 		return nil
 	}
+	set := t.seeds(procs)
+	t.addDescendants(procs, set)
+	delete(set, 0)
+	delete(set, 1)
+	return set
+}
+
+// seeds returns the processes that belong by group or marker (and the
+// shell, if it does).
+func (t target) seeds(procs []procInfo) map[int]uint64 {
 	self, ownGroup := os.Getpid(), syscall.Getpgrp()
 	set := make(map[int]uint64)
 	groups := make(map[int]bool)
@@ -44,37 +64,61 @@ func (t target) members() map[int]uint64 {
 		if p.start < t.since || p.pid == self {
 			continue
 		}
+		if t.shell > 0 && p.pid == t.shell {
+			if t.withShell && p.start == t.shellStart {
+				set[p.pid] = p.start
+			}
+			continue
+		}
 		if p.pid == t.leader || groups[p.pgid] || (len(t.marker) > 0 && environHas(p.pid, t.marker, &buf)) {
 			set[p.pid] = p.start
-			if p.pgid != ownGroup {
+			if p.pgid != ownGroup && p.pgid != t.shell {
 				groups[p.pgid] = true
 			}
 		}
 	}
-	children := make(map[int][]procInfo)
 	for _, p := range procs {
-		children[p.ppid] = append(children[p.ppid], p)
 		if _, in := set[p.pid]; !in && groups[p.pgid] && p.start >= t.since && p.pid != self {
 			set[p.pid] = p.start
 		}
 	}
-	queue := make([]int, 0, len(set))
+	return set
+}
+
+// addDescendants adds what descends from the processes in set, and the
+// shell's children started since childSince.
+func (t target) addDescendants(procs []procInfo, set map[int]uint64) {
+	self := os.Getpid()
+	children := make(map[int][]procInfo)
+	for _, p := range procs {
+		children[p.ppid] = append(children[p.ppid], p)
+	}
+	queue := make([]int, 0, len(set)+1)
 	for pid := range set {
-		queue = append(queue, pid)
+		if pid != t.shell {
+			queue = append(queue, pid)
+		}
+	}
+	add := func(c procInfo) {
+		if _, in := set[c.pid]; !in && c.pid != self {
+			set[c.pid] = c.start
+			queue = append(queue, c.pid)
+		}
+	}
+	if t.shell > 0 {
+		for _, c := range children[t.shell] {
+			if c.start >= t.childSince {
+				add(c)
+			}
+		}
 	}
 	for len(queue) > 0 {
 		pid := queue[len(queue)-1]
 		queue = queue[:len(queue)-1]
 		for _, c := range children[pid] {
-			if _, in := set[c.pid]; !in && c.pid != self {
-				set[c.pid] = c.start
-				queue = append(queue, c.pid)
-			}
+			add(c)
 		}
 	}
-	delete(set, 0)
-	delete(set, 1)
-	return set
 }
 
 // killTree stops t's processes: SIGTERM (and SIGCONT, so stopped ones can

@@ -26,8 +26,8 @@ type runRecord struct {
 	// it lives, its commands are its own.
 	Owner      int    `json:"owner"`
 	OwnerStart uint64 `json:"ownerStart"`
-	// Groups are the process groups (bash pids) of commands that were
-	// running or left something running, with their start times.
+	// Groups are the process groups of the session's bash processes (their
+	// pids), with their start times.
 	Groups []groupRecord `json:"groups"`
 }
 
@@ -51,16 +51,16 @@ func (s *Shell) recordPath() string {
 	return filepath.Join(s.m.opts.RunDir, fileLabel(s.id)+".json")
 }
 
-// record notes the running command r (and the groups of earlier commands
-// that left processes running) in the session's record.
-func (s *Shell) record(r *run) {
+// record notes the process groups of the session's bash processes (each
+// holds what its commands started in the background) in the session's
+// record.
+func (s *Shell) record() {
 	path := s.recordPath()
 	if path == "" || !procListing {
 		return
 	}
 	rec := runRecord{Token: s.token, Since: s.since, Boot: s.m.boot, Owner: os.Getpid(), OwnerStart: s.m.selfStart}
 	rec.Groups = append(rec.Groups, s.leaderStarts...)
-	rec.Groups = append(rec.Groups, groupRecord{Pgid: r.pid, Start: r.startTicks})
 	b, _ := json.Marshal(rec)
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err == nil {

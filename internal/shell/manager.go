@@ -3,7 +3,6 @@ package shell
 import (
 	"context"
 	"crypto/rand"
-	_ "embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -15,12 +14,6 @@ import (
 
 	"github.com/olly-agent/olly/internal/sandbox"
 )
-
-// wrapperScript is the bash program that runs each command; see its
-// comments and docs/shell.md.
-//
-//go:embed wrapper.bash
-var wrapperScript string
 
 // Defaults for ManagerOptions fields left zero.
 const (

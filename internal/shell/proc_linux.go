@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strconv"
+
+	"golang.org/x/sys/unix"
 )
 
 // procInfo is what olly needs to know about a process to decide whether it
@@ -155,6 +157,29 @@ func readFileInto(path string, buf *[]byte, limit int) ([]byte, error) {
 	}
 	*buf = b
 	return b, nil
+}
+
+// nowTicks returns the time in the unit of a process's start time in
+// /proc/pid/stat: clock ticks (USER_HZ, 100 on Linux) since boot, one
+// tick early so a process started in this tick counts as started since.
+func nowTicks() uint64 {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts) != nil {
+		return 0
+	}
+	t := uint64(ts.Sec)*100 + uint64(ts.Nsec)/10_000_000
+	return max(t, 1) - 1
+}
+
+// pipePending reports whether bytes wait unread in the pipe f belongs to.
+func pipePending(f *os.File) bool {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	n := 0
+	_ = rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
+	return n > 0
 }
 
 // procListing reports whether processes can be listed here.

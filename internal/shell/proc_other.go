@@ -2,7 +2,10 @@
 
 package shell
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 // procInfo describes a process; see proc_linux.go. Without /proc olly
 // cannot see processes that left the command's process group, and stops
@@ -26,3 +29,8 @@ func environHas(int, []byte, *[]byte) bool { return false }
 const procListing = false
 
 func procName(int) string { return "" }
+
+func nowTicks() uint64 { return 0 }
+
+// pipePending cannot tell here; saying yes means olly waits for bash.
+func pipePending(*os.File) bool { return true }

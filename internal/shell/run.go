@@ -1,11 +1,13 @@
 package shell
 
 import (
+	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,15 +19,21 @@ type run struct {
 	token      string
 	seq        int
 	label      string
-	cmd        *exec.Cmd
-	pid        int
-	startTicks uint64 // bash's start time, in clock ticks after boot
+	proc       *bashProc // the session's bash that runs it
+	pid        int       // that bash's pid
+	startTicks uint64    // that bash's start time, in clock ticks after boot
 	began      time.Time
+	ticks      uint64 // when it began, in clock ticks after boot
 	capture    *capture
 	live       *live
 	pump       *pump
-	waitc      <-chan error // receives once, when bash has exited
+	fifo       string       // the output FIFO's path
+	hold       *os.File     // olly's own writer, so the FIFO has no early end
 	spec       sandbox.Spec // the sandbox it runs in
+	started    bool         // bash sent B: the command began
+	done       *frame       // bash's D frame, when the command ended with bash alive
+	exit       *exitRecord  // what the EXIT trap recorded, when bash ended during it
+	broken     error        // bash broke the protocol (a command meddled with it)
 }
 
 // pattern returns the os.CreateTemp pattern for one of r's files.
@@ -33,73 +41,139 @@ func (r *run) pattern(kind string) string {
 	return fmt.Sprintf("shell-%s-%d-%s-*.log", r.label, r.seq, kind)
 }
 
-// start writes the command for the wrapper and starts bash in its own
-// session (so it has no controlling terminal: a program that would prompt
-// on /dev/tty fails instead of waiting) and process group, with stdin from
-// /dev/null and stdout and stderr on one pipe, so they interleave as
-// written.
+// start hands the command to the session's bash (starting one if there is
+// none, or if the sandbox it runs in is not the one this command needs),
+// with stdout and stderr on a FIFO of its own, so they interleave as
+// written and background jobs keep only this command's output open.
 func (s *Shell) start(command, dir string, policy sandbox.Policy, writable []string, onOutput func([]byte)) (*run, error) {
-	if err := s.prepare(command); err != nil {
+	if err := s.prepare(); err != nil {
 		return nil, err
 	}
 	spec := s.sandboxSpec(policy, writable)
 	s.seq++
 	r := &run{token: fmt.Sprintf("%s.%d", s.token, s.seq), seq: s.seq, label: fileLabel(s.id), spec: spec}
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("shell: create output pipe: %w", err)
+	if err := s.openOutput(r); err != nil {
+		return nil, err
 	}
-	cmd := exec.Command(s.m.shellPath, "--noprofile", "--norc", "-c", wrapperScript, "bash", s.dir, r.token)
-	cmd.Dir = dir
-	cmd.Env = append(commandEnv(s.env, s.m.shlvl, dir, r.token), "TMPDIR="+s.tmpDir, "TMP="+s.tmpDir, "TEMP="+s.tmpDir)
-	cmd.Stdout, cmd.Stderr = pw, pw
-	// Pdeathsig: if olly dies, even by SIGKILL, the kernel kills bash
-	// (what bash started is ended by the next olly, see endLeftovers).
-	cmd.SysProcAttr = sysProcAttr()
-	r.began = time.Now()
-	waitc, err := s.m.opts.Sandbox.Start(cmd, spec)
-	if err != nil {
-		_ = pr.Close()
-		_ = pw.Close()
-		return nil, fmt.Errorf("shell: could not start %s: %w", s.m.shellPath, err)
-	}
-	// Only the children hold the write end now: the pipe closes when the
-	// last of them exits.
-	_ = pw.Close()
-	r.cmd, r.pid = cmd, cmd.Process.Pid
-	// Read before anyone waits for bash, so it cannot have been reaped.
-	r.startTicks = procStart(r.pid)
-	if s.since == 0 {
-		s.since = r.startTicks
-	}
-	s.record(r)
 	r.live = startLive(onOutput, s.m.opts.LiveInterval)
 	r.capture = newCapture(s.m.opts.MaxOutputBytes, s.m.opts.Limits, s.m.artifactDir, r.pattern("out"), r.live)
-	r.pump = newPump(pr, r.capture)
+	r.pump.dst = r.capture
 	s.startPump(r.pump)
-	r.waitc = waitc
-	return r, nil
+	for attempt := 0; ; attempt++ {
+		err := s.send(r, command, dir)
+		if err == nil || attempt == 1 || !errors.Is(err, errNotStarted) {
+			if err != nil {
+				s.closeOutput(r)
+				r.pump.stop()
+				r.live.close()
+			}
+			return r, err
+		}
+	}
 }
 
-// prepare creates the state directory on first use and writes the command
-// where the wrapper reads it. The previous command's saved files need no
-// cleaning: they carry its token, which never matches this command's.
-func (s *Shell) prepare(command string) error {
-	if s.seq == 0 {
-		if err := os.MkdirAll(s.dir, 0o700); err != nil {
-			return fmt.Errorf("shell: create state directory: %w", err)
-		}
-		if err := s.makeTmpDir(); err != nil {
-			return err
-		}
-		if _, err := s.endLeftovers(); err != nil {
-			return err
-		}
+// send makes sure the session has a bash for r's sandbox and passes it
+// the command. A bash that is found dead, or that dies before it began the
+// command, is replaced (errNotStarted: the caller tries once more).
+func (s *Shell) send(r *run, command, dir string) error {
+	if p := s.proc; p != nil && (p.dead() || !sameSpec(p.spec, r.spec) || stampsChanged(p.stamps)) {
+		s.dropProc(nil)
 	}
-	if err := os.WriteFile(filepath.Join(s.dir, "cmd"), []byte(command), 0o600); err != nil {
+	if s.proc == nil {
+		p, err := s.startProc(r.spec, dir)
+		if err != nil {
+			return err
+		}
+		s.proc = p
+	}
+	r.proc, r.pid, r.startTicks = s.proc, s.proc.pid, s.proc.start
+	slot := s.nextSlot
+	req := strings.Join([]string{r.token, dir, r.fifo, strconv.Itoa(slot), command}, "\x00") + "\x00"
+	if err := os.WriteFile(filepath.Join(s.dir, "req"), []byte(req), 0o600); err != nil {
 		return fmt.Errorf("shell: write command: %w", err)
 	}
+	r.began, r.ticks = time.Now(), nowTicks()
+	if err := r.proc.send(); err != nil {
+		s.dropProc(nil)
+		return errNotStarted
+	}
+	s.nextSlot = 1 - slot
 	return nil
+}
+
+// openOutput creates r's output FIFO and opens its read end (for the
+// pump) and a write end olly holds until bash has ended the command, so
+// the pipe cannot end before bash has opened it.
+func (s *Shell) openOutput(r *run) error {
+	r.fifo = filepath.Join(s.dir, fmt.Sprintf("o%d", r.seq))
+	_ = os.Remove(r.fifo)
+	if err := syscall.Mkfifo(r.fifo, 0o600); err != nil {
+		return fmt.Errorf("shell: create output pipe: %w", err)
+	}
+	rd, err := os.OpenFile(r.fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		_ = os.Remove(r.fifo)
+		return fmt.Errorf("shell: open output pipe: %w", err)
+	}
+	if r.hold, err = os.OpenFile(r.fifo, os.O_WRONLY, 0); err != nil {
+		_ = rd.Close()
+		_ = os.Remove(r.fifo)
+		return fmt.Errorf("shell: open output pipe: %w", err)
+	}
+	r.pump = newPump(rd, nil)
+	return nil
+}
+
+// closeOutput drops olly's end of r's FIFO: from now on the pipe ends when
+// the last process the command started lets go of it.
+func (s *Shell) closeOutput(r *run) {
+	if r.hold != nil {
+		_ = r.hold.Close()
+		r.hold = nil
+		_ = os.Remove(r.fifo)
+	}
+}
+
+// dropProc lets go of the session's bash (stopping it if it still runs)
+// and keeps the newest state it saved for the next one. r is the command
+// it was running when it ended, if any.
+func (s *Shell) dropProc(r *run) {
+	p := s.proc
+	if p == nil {
+		return
+	}
+	s.proc = nil
+	p.stop(s.m.opts.KillGrace)
+	if k := p.savedSlot(); k >= 0 {
+		s.slot = k
+	}
+	if r != nil {
+		if b, err := os.ReadFile(filepath.Join(s.dir, "exit")); err == nil {
+			if rec, ok := parseExitRecord(b); ok && rec.token == r.token {
+				r.exit, s.slot = &rec, rec.slot
+			}
+		}
+	}
+	s.nextSlot = 0
+	if s.slot >= 0 {
+		s.nextSlot = 1 - s.slot
+	}
+}
+
+// prepare creates the state directory and temporary folder on first use,
+// and ends what a crashed olly left running for the session.
+func (s *Shell) prepare() error {
+	if s.seq > 0 {
+		return nil
+	}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("shell: create state directory: %w", err)
+	}
+	if err := s.makeTmpDir(); err != nil {
+		return err
+	}
+	_, err := s.endLeftovers()
+	return err
 }
 
 // startPump runs p until its pipe is done or the shell closes.
@@ -113,26 +187,6 @@ func (s *Shell) startPump(p *pump) {
 		delete(s.pumps, p)
 		s.pmu.Unlock()
 	})
-}
-
-// exitStatus records how bash ended.
-func exitStatus(r *run, res *Result) {
-	ps := r.cmd.ProcessState
-	if ps == nil {
-		return
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		res.ExitCode, res.Signal = -1, signalName(ws.Signal())
-		return
-	}
-	res.ExitCode = ps.ExitCode()
-}
-
-// groupAlive reports whether anything is left in process group pgid. On
-// systems whose init does not reap orphans, zombies count too, so callers
-// confirm with a process listing.
-func groupAlive(pgid int) bool {
-	return syscall.Kill(-pgid, 0) == nil
 }
 
 func sortedPids(m map[int]uint64) []int {

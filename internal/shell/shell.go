@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,12 +56,18 @@ type Shell struct {
 	closeErr  error
 
 	// Guarded by sem; cwd is also guarded by cwdMu for Cwd.
-	cwdMu   sync.Mutex
-	seq     int
-	cwd     string
-	env     []string
-	since   uint64 // start time of the session's first bash
-	leaders []int  // bash pids of commands that left processes running
+	cwdMu sync.Mutex
+	seq   int
+	cwd   string
+	proc  *bashProc // the session's bash, nil until a command needs one
+	// slot is the state file (STATE_DIR/state<slot>) a bash of the session
+	// last saved completely, -1 for none yet; nextSlot is the one the next
+	// command saves into (they alternate, so a bash killed while saving
+	// never spoils the last complete state).
+	slot     int
+	nextSlot int
+	since    uint64 // start time of the session's first bash
+	leaders  []int  // the session's bash pids (their process groups)
 	// leaderStarts are leaders with their start times, for the RunDir
 	// record.
 	leaderStarts []groupRecord
@@ -80,7 +87,7 @@ func newShell(m *Manager, id, dir string) *Shell {
 		sem:     make(chan struct{}, 1),
 		closing: make(chan struct{}),
 		cwd:     m.roots.primary(),
-		env:     m.baseEnv,
+		slot:    -1,
 		pumps:   make(map[*pump]struct{}),
 	}
 }
@@ -166,6 +173,16 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 		return nil, err
 	}
 	why := s.wait(ctx, r, timeout, res)
+	if why == stopNone && !r.started && r.done == nil {
+		// bash ended, or lost the request, before it began the command
+		// (something killed it, or took its input, between commands):
+		// run it in a fresh one.
+		s.dropProc(nil)
+		r.broken = nil
+		if err := s.send(r, command, start); err == nil {
+			why = s.wait(ctx, r, timeout, res)
+		}
+	}
 	s.finish(r, why, res)
 	s.explainRefusals(r.spec, start, res)
 	return res, nil
@@ -195,8 +212,8 @@ const (
 	stopCapped
 )
 
-// wait waits for bash to exit, or stops the command on timeout,
-// cancellation, shell close or output cap.
+// wait waits for the command to end (bash's D frame, or bash exiting), or
+// stops it on timeout, cancellation, shell close or output cap.
 func (s *Shell) wait(ctx context.Context, r *run, timeout time.Duration, res *Result) stopReason {
 	var timer <-chan time.Time
 	if timeout > 0 {
@@ -205,27 +222,51 @@ func (s *Shell) wait(ctx context.Context, r *run, timeout time.Duration, res *Re
 		timer = t.C
 	}
 	why := stopNone
-	select {
-	case <-r.waitc:
-	case <-timer:
-		why = stopTimeout
-	case <-ctx.Done():
-		why = stopCanceled
-	case <-s.closing:
-		why = stopClosed
-	case <-r.capture.over():
-		why = stopCapped
-	}
-	if why != stopNone {
+	frames := r.proc.frames
+	begin := time.NewTicker(beginWait)
+	defer begin.Stop()
+	for why == stopNone && !s.ended(r) {
 		select {
-		case <-r.waitc:
-			// bash finished just as the stop came: the command ran to the
-			// end, and what it left behind is reported as background.
-			// (Output past the cap is still noted, by describeStop.)
-			why = stopNone
-		default:
-			res.Killed = killTree(s.runTarget(r), s.m.opts.KillGrace)
-			<-r.waitc
+		case <-begin.C:
+			if !r.started && !r.proc.wakePending() {
+				r.broken = errLostRequest
+			}
+		case f, ok := <-frames:
+			s.onFrame(r, f, ok)
+			if !ok {
+				frames = nil // the pipe ended: bash exited, or exec'd a program
+			}
+		case <-r.proc.exited:
+		case <-timer:
+			why = stopTimeout
+		case <-ctx.Done():
+			why = stopCanceled
+		case <-s.closing:
+			why = stopClosed
+		case <-r.capture.over():
+			why = stopCapped
+		}
+	}
+	if why != stopNone && !s.finishedJustNow(r) {
+		res.Killed = killTree(s.runTarget(r, true), s.m.opts.KillGrace)
+		<-r.proc.exited
+	} else if why != stopNone {
+		// The command ended just as the stop came: it ran to the end,
+		// and what it left behind is reported as background. (Output
+		// past the cap is still noted, by describeStop.)
+		why = stopNone
+	}
+	if r.broken != nil && !r.proc.dead() {
+		// A command meddled with the protocol: this bash cannot be
+		// trusted to say when the next command ends.
+		killTree(s.runTarget(r, true), s.m.opts.KillGrace)
+		<-r.proc.exited
+	}
+	if r.proc.dead() {
+		// Take what it wrote before it ended (B, perhaps D).
+		r.proc.drain()
+		for f := range r.proc.frames {
+			s.onFrame(r, f, true)
 		}
 	}
 	res.Duration = time.Since(r.began)
@@ -236,9 +277,64 @@ func (s *Shell) wait(ctx context.Context, r *run, timeout time.Duration, res *Re
 	return why
 }
 
-// runTarget describes the processes of command r.
-func (s *Shell) runTarget(r *run) target {
-	return target{leader: r.pid, marker: []byte("OLLY_SHELL_RUN=" + r.token + "\x00"), since: r.startTicks}
+// beginWait is how long bash may take to begin a command after it has
+// taken the wake byte (it needs microseconds) before olly decides that
+// something else took it: a job of an earlier command that reads bash's
+// copy of the pipe. The command is then run in a new bash.
+const beginWait = 2 * time.Second
+
+var errLostRequest = errors.New("shell: the session's bash did not take the command")
+
+// ended reports whether r is over: bash said so, exited, or broke the
+// protocol.
+func (s *Shell) ended(r *run) bool {
+	return r.done != nil || r.broken != nil || r.proc.dead()
+}
+
+// onFrame takes one frame of r's bash (ok false: the reader stopped).
+func (s *Shell) onFrame(r *run, f frame, ok bool) {
+	switch {
+	case !ok:
+		if !r.proc.dead() && !errors.Is(r.proc.readErr, io.EOF) {
+			r.broken = r.proc.readErr
+			if r.broken == nil {
+				r.broken = errBadFrame
+			}
+		}
+	case f.token != r.token || (f.kind == 'D' && !r.started) || (f.kind == 'B' && r.started):
+		r.broken = fmt.Errorf("%w: unexpected %c frame", errBadFrame, f.kind)
+	case f.kind == 'B':
+		r.started = true
+	default:
+		r.done = &f
+	}
+}
+
+// finishedJustNow takes the frames that are already there when a stop
+// comes, and reports whether the command ended meanwhile.
+func (s *Shell) finishedJustNow(r *run) bool {
+	for !s.ended(r) {
+		select {
+		case f, ok := <-r.proc.frames:
+			s.onFrame(r, f, ok)
+			if !ok && !s.ended(r) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return r.done != nil || (r.proc.dead() && r.broken == nil)
+}
+
+// runTarget describes the processes of command r: those carrying its
+// marker and what descends from them, but not the session's bash (whose
+// process group also holds earlier commands' jobs) unless withShell.
+func (s *Shell) runTarget(r *run, withShell bool) target {
+	return target{
+		marker: []byte("OLLY_SHELL_RUN=" + r.token + "\x00"), since: r.startTicks,
+		shell: r.pid, shellStart: r.startTicks, childSince: r.ticks, withShell: withShell,
+	}
 }
 
 // sessionTarget describes every process any command of the session left.
@@ -249,6 +345,10 @@ func (s *Shell) sessionTarget() target {
 // finish collects the output, the exit status and the state the command
 // left, and writes the notes the model reads.
 func (s *Shell) finish(r *run, why stopReason, res *Result) {
+	s.closeOutput(r)
+	if r.proc.dead() || r.broken != nil {
+		s.dropProc(r)
+	}
 	s.settleOutput(r, why, res)
 	r.live.close()
 	text, artifact, err := r.capture.finish()
@@ -257,8 +357,7 @@ func (s *Shell) finish(r *run, why stopReason, res *Result) {
 	if err != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("the full output could not be saved: %v", err))
 	}
-	exitStatus(r, res)
-	s.loadState(r, why, res)
+	s.endState(r, why, res)
 	s.describeStop(r, why, res)
 	s.describeBackground(res)
 }
@@ -269,12 +368,8 @@ func (s *Shell) finish(r *run, why stopReason, res *Result) {
 // call), and their further output goes to a log file.
 func (s *Shell) settleOutput(r *run, why stopReason, res *Result) {
 	eof := r.pump.waitEOF(eofGrace)
-	if why == stopNone && (!eof || groupAlive(r.pid)) {
-		res.Background = sortedPids(s.runTarget(r).members())
-		if len(res.Background) > 0 {
-			s.leaders = append(s.leaders, r.pid)
-			s.leaderStarts = append(s.leaderStarts, groupRecord{Pgid: r.pid, Start: r.startTicks})
-		}
+	if why == stopNone && (!eof || r.proc.dead() || (r.done != nil && r.done.bg)) {
+		res.Background = sortedPids(s.runTarget(r, false).members())
 	}
 	if eof {
 		return
@@ -393,12 +488,13 @@ func (s *Shell) shutdown() error {
 	case procListing && s.since != 0:
 		killTree(s.sessionTarget(), s.m.opts.KillGrace)
 	case !procListing:
-		// Without /proc only the process groups of commands that left
-		// something running can be found.
+		// Without /proc only the process groups of the session's bash
+		// processes can be found.
 		for _, l := range s.leaders {
 			killTree(target{leader: l}, s.m.opts.KillGrace)
 		}
 	}
+	s.dropProc(nil)
 	s.pmu.Lock()
 	for p := range s.pumps {
 		p.stop()

@@ -1,30 +1,42 @@
 package shell
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 )
 
-// loadState takes over the state the command's bash saved, if it saved it.
-func (s *Shell) loadState(r *run, why stopReason, res *Result) {
+// endState takes what the command left: how it ended and the directory
+// the next command starts in. bash says both in its D frame, or, when it
+// exited during the command, in the record its EXIT trap wrote; without
+// either (bash killed outright, or replaced by exec) the exit status is
+// bash's own and the directory stays where the command started.
+func (s *Shell) endState(r *run, why stopReason, res *Result) {
 	defer func() { res.Cwd = s.cwd }()
-	ok, err := os.ReadFile(filepath.Join(s.dir, "out.ok"))
-	if err != nil || string(ok) != r.token {
+	switch {
+	case r.done != nil:
+		res.ExitCode = r.done.rc
+		s.takeCwd(r.done.pwd, res)
+	case r.exit != nil:
+		if why == stopNone {
+			res.ExitCode = r.exit.rc
+		} else {
+			res.ExitCode, res.Signal = r.proc.exitStatus()
+		}
+		s.takeCwd(r.exit.pwd, res)
+	default:
+		if r.proc.dead() {
+			res.ExitCode, res.Signal = r.proc.exitStatus()
+		}
 		s.noteUnsaved(why, res)
-		return
 	}
-	env, err1 := os.ReadFile(filepath.Join(s.dir, "out.env"))
-	cwd, err2 := os.ReadFile(filepath.Join(s.dir, "out.cwd"))
-	err3 := os.Rename(filepath.Join(s.dir, "out.vars"), filepath.Join(s.dir, "vars"))
-	if err := errors.Join(err1, err2, err3); err != nil {
-		res.Notes = append(res.Notes, fmt.Sprintf("the shell's state could not be read (%v); the next command starts from the state before this one", err))
-		return
+	if r.broken != nil {
+		res.Notes = append(res.Notes, fmt.Sprintf("the command interfered with the shell's channel to olly (%v), so its shell was replaced; the next command starts in %s with the state saved before this one", r.broken, s.cwd))
 	}
-	s.env = cleanEnv(splitEnv(env))
-	end := string(cwd)
+}
+
+// takeCwd makes end, where the command ended, the next command's start
+// if it lies in the workspace.
+func (s *Shell) takeCwd(end string, res *Result) {
 	if end == "" || !filepath.IsAbs(end) {
 		return
 	}
@@ -48,13 +60,7 @@ func (s *Shell) noteUnsaved(why stopReason, res *Result) {
 	}
 }
 
-// splitEnv parses the NUL-separated NAME=VALUE pairs the wrapper saved.
-func splitEnv(b []byte) []string {
-	var env []string
-	for _, kv := range strings.Split(string(b), "\x00") {
-		if i := strings.IndexByte(kv, '='); i > 0 {
-			env = append(env, kv)
-		}
-	}
-	return env
+// statePath is the state file of slot.
+func (s *Shell) statePath(slot int) string {
+	return filepath.Join(s.dir, fmt.Sprintf("state%d", slot))
 }

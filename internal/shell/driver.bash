@@ -1,0 +1,113 @@
+# olly's session shell: one bash per session that runs the session's
+# commands one after another, so cd, variables, functions and aliases
+# simply stay (see docs/shell.md for the whole design). It is started as
+#
+#     bash --noprofile --norc -c "$(cat driver.bash)" bash STATE_DIR RESTORE NAME=VALUE...
+#
+# with fd 3 the read end of olly's wake pipe and fd 4 the write end of the
+# frame pipe; stdin, stdout and stderr are /dev/null. RESTORE is a state
+# file an earlier bash of the session saved ("" for none); the NAME=VALUE
+# pairs are exported before every command (TERM=dumb, TMPDIR, ...).
+#
+# One command: olly writes STATE_DIR/req (NUL-separated: token, directory,
+# output FIFO, state slot, command) and one byte to fd 3. bash answers on
+# fd 4 with NUL-separated frames:
+#     B token                  the command begins
+#     D token rc flag pwd      it ended (flag "b": it started a background job)
+#     S token slot             the state is saved in STATE_DIR/state<slot>
+# The command runs with stdout and stderr on the FIFO, stdin /dev/null and
+# fds 3 and 4 closed, so what it starts inherits neither channel. If bash
+# exits during a command (exit, set -e, a signal), the EXIT trap saves the
+# state and writes "token rc pwd slot" to STATE_DIR/exit, last.
+# Everything here starts with __olly_; builtins are called through
+# "builtin" because the session may define functions with their names.
+
+# Restore what the session's previous bash left (aliases on, as when the
+# definitions were made). Its own variables are set again below.
+if [[ -n $2 ]]; then
+	builtin shopt -s expand_aliases
+	builtin source -- "$2" >/dev/null 2>&1
+	builtin shopt -u expand_aliases
+fi
+__olly_d=$1
+__olly_forced=("${@:3}")
+builtin set --
+__olly_in=
+__olly_eof=
+__olly_tok=
+__olly_slot=0
+__olly_bg=
+
+# __olly_next waits for olly's next request and prepares it.
+__olly_next() {
+	IFS= builtin read -r -n 1 -u 3 __olly_w || { __olly_eof=1; return 1; }
+	builtin mapfile -d '' -t __olly_req <"$__olly_d/req" || { __olly_eof=1; return 1; }
+	__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_slot=${__olly_req[3]} __olly_cmd=${__olly_req[4]}
+	if [[ $PWD != "${__olly_req[1]}" ]]; then
+		builtin cd -- "${__olly_req[1]}" 2>/dev/null
+	fi
+	builtin export OLLY_SHELL_RUN="$__olly_tok" "${__olly_forced[@]}"
+	IFS=$' \t\n'
+	__olly_in=1 __olly_bg=$!
+	builtin printf 'B\0%s\0' "$__olly_tok" >&4
+}
+
+# __olly_reset undoes what must not outlive a command: shell options,
+# traps, alias expansion for olly's own code.
+__olly_reset() {
+	builtin set +aCeEfkmnPtTuvx -B +o pipefail +o posix
+	builtin shopt -u expand_aliases autocd cdable_vars cdspell dotglob execfail extdebug extglob failglob globstar lastpipe nocaseglob nocasematch nullglob xpg_echo inherit_errexit
+	builtin trap - DEBUG ERR RETURN INT TERM HUP QUIT
+	builtin trap '__olly_exit' EXIT
+}
+
+# __olly_post ends the command that ran (if one did): the D frame first,
+# so olly can return the result, then the state is saved.
+__olly_post() {
+	__olly_rc=$?
+	[[ -n $__olly_in ]] || return 0
+	__olly_in=
+	__olly_reset
+	__olly_f=
+	[[ $! == "$__olly_bg" ]] || __olly_f=b
+	builtin printf 'D\0%s\0%s\0%s\0%s\0' "$__olly_tok" "$__olly_rc" "$__olly_f" "$PWD" >&4
+	__olly_save
+	builtin printf 'S\0%s\0%s\0' "$__olly_tok" "$__olly_slot" >&4
+}
+
+# __olly_save writes everything bash can print back as source: variables
+# with their attributes, functions (and which are exported) and aliases.
+__olly_save() {
+	builtin unset __olly_cmd __olly_req
+	{
+		builtin declare -p
+		builtin declare -f
+		builtin declare -F
+		builtin alias -p
+	} >"$__olly_d/state$__olly_slot" 2>/dev/null
+}
+
+# __olly_exit runs when bash exits. During a command (exit, a set -e
+# failure, SIGTERM from a timeout) it saves the state and says how the
+# command ended; a stop signal now must not cut that short.
+__olly_exit() {
+	__olly_rc=$?
+	builtin trap '' TERM INT HUP QUIT
+	[[ -n $__olly_in ]] || return 0
+	__olly_in=
+	builtin set +o errexit +o nounset +o xtrace +o verbose +o noglob
+	__olly_save
+	builtin printf '%s\0%s\0%s\0%s\0' "$__olly_tok" "$__olly_rc" "$PWD" "$__olly_slot" >"$__olly_d/exit"
+}
+
+__olly_reset
+# The loop runs again if a command leaves it (break, break 9).
+__olly_loop='while __olly_post; __olly_next; do
+	{
+		builtin shopt -s expand_aliases
+		builtin eval -- "$__olly_cmd"
+	} >"$__olly_out" 2>&1 </dev/null 3<&- 4>&-
+done
+[[ -n $__olly_eof ]] || builtin eval -- "$__olly_loop"'
+builtin eval -- "$__olly_loop"
+builtin exit 0

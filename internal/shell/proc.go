@@ -1,0 +1,234 @@
+package shell
+
+import (
+	"bufio"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/olly-agent/olly/internal/sandbox"
+)
+
+// driverScript is the bash program of a session's shell; see its comments
+// and docs/shell.md.
+//
+//go:embed driver.bash
+var driverScript string
+
+// frameDrain is how long frames already written by a bash that has exited
+// may take to be read: they are in the pipe, so this is only a bound.
+const frameDrain = 50 * time.Millisecond
+
+// bashProc is one long-lived bash of a session, confined by one sandbox
+// spec for its whole life.
+type bashProc struct {
+	cmd   *exec.Cmd
+	pid   int
+	start uint64 // clock ticks after boot
+	spec  sandbox.Spec
+	// stamps are the directories whose later entries the sandbox domain
+	// does not cover, and the allowed places that were missing: a change
+	// to either means a new bash (see confine.go).
+	stamps []dirStamp
+
+	wake *os.File // write end of bash's fd 3
+	fr   *os.File // read end of bash's fd 4
+
+	exited  chan struct{} // closed once bash has exited; then waitErr is set
+	waitErr error
+	frames  chan frame    // B and D frames; closed when the reader stops
+	quit    chan struct{} // closed when olly drops the process
+	readErr error         // why the reader stopped (set before frames closes)
+
+	mu    sync.Mutex
+	saved int // the last state slot bash reported saved, -1 for none
+	wg    sync.WaitGroup
+}
+
+// startProc starts the session's bash under spec, restoring the state
+// slot s.slot saved, in directory dir.
+func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
+	wakeR, wakeW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("shell: create pipe: %w", err)
+	}
+	frR, frW, err := os.Pipe()
+	if err != nil {
+		_, _ = wakeR.Close(), wakeW.Close()
+		return nil, fmt.Errorf("shell: create pipe: %w", err)
+	}
+	restore, env := "", s.m.baseEnv
+	if s.slot >= 0 {
+		restore, env = s.statePath(s.slot), restartEnv(s.m.baseEnv)
+	}
+	forced := append(forcedEnv(), "TMPDIR="+s.tmpDir, "TMP="+s.tmpDir, "TEMP="+s.tmpDir)
+	args := append([]string{"--noprofile", "--norc", "-c", driverScript, "bash", s.dir, restore}, forced...)
+	cmd := exec.Command(s.m.shellPath, args...)
+	cmd.Dir = dir
+	cmd.Env = append(commandEnv(env, s.m.shlvl, dir, s.token+".0"), forced[len(forced)-3:]...)
+	cmd.ExtraFiles = []*os.File{wakeR, frW}
+	// Pdeathsig: if olly dies, even by SIGKILL, the kernel kills bash
+	// (what bash started is ended by the next olly, see endLeftovers).
+	cmd.SysProcAttr = sysProcAttr()
+	_ = os.Remove(filepath.Join(s.dir, "exit"))
+	stamps := stampsFor(spec)
+	waitc, err := s.m.opts.Sandbox.Start(cmd, spec)
+	_, _ = wakeR.Close(), frW.Close()
+	if err != nil {
+		_, _ = wakeW.Close(), frR.Close()
+		return nil, fmt.Errorf("shell: could not start %s: %w", s.m.shellPath, err)
+	}
+	p := &bashProc{
+		cmd: cmd, pid: cmd.Process.Pid, spec: spec, stamps: stamps,
+		wake: wakeW, fr: frR, exited: make(chan struct{}),
+		frames: make(chan frame, 4), quit: make(chan struct{}), saved: -1,
+	}
+	// Read before anyone waits for bash, so it cannot have been reaped.
+	p.start = procStart(p.pid)
+	p.wg.Go(func() {
+		p.waitErr = <-waitc
+		close(p.exited)
+	})
+	p.wg.Go(p.read)
+	if s.since == 0 {
+		s.since = p.start
+	}
+	s.leaders = append(s.leaders, p.pid)
+	s.leaderStarts = append(s.leaderStarts, groupRecord{Pgid: p.pid, Start: p.start})
+	s.record()
+	return p, nil
+}
+
+// read passes bash's frames on until the pipe fails or olly drops the
+// process; S frames it keeps itself, since they arrive after Run returned.
+func (p *bashProc) read() {
+	defer close(p.frames)
+	br := bufio.NewReader(p.fr)
+	for {
+		f, err := readFrame(br)
+		if err != nil {
+			p.readErr = err
+			return
+		}
+		if f.kind == 'S' {
+			p.mu.Lock()
+			p.saved = f.slot
+			p.mu.Unlock()
+			continue
+		}
+		select {
+		case p.frames <- f:
+		case <-p.quit:
+			return
+		}
+	}
+}
+
+// savedSlot returns the last slot bash reported saved; call it once the
+// frames are drained.
+func (p *bashProc) savedSlot() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.saved
+}
+
+func (p *bashProc) dead() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// drain lets the reader take what the exited bash wrote, then stops it.
+// A background job that inherited a copy of the frame pipe could keep it
+// open for hours, so the end is a deadline, not end of file.
+func (p *bashProc) drain() {
+	_ = p.fr.SetReadDeadline(time.Now().Add(frameDrain))
+}
+
+// send asks bash to run the request already written to STATE_DIR/req.
+func (p *bashProc) send() error {
+	_, err := p.wake.Write([]byte{'x'})
+	return err
+}
+
+// wakePending reports whether the wake byte is still in the pipe (bash
+// has not read it yet: it is busy).
+func (p *bashProc) wakePending() bool { return pipePending(p.wake) }
+
+// stop ends bash: politely (end of requests: it exits when idle), then by
+// SIGKILL after grace. What its commands left running in the background
+// is not touched here (Close ends it).
+func (p *bashProc) stop(grace time.Duration) {
+	_ = p.wake.Close()
+	if !p.dead() {
+		t := time.NewTimer(grace)
+		select {
+		case <-p.exited:
+		case <-t.C:
+			if now := procStart(p.pid); now == p.start || !procListing {
+				_ = syscall.Kill(p.pid, syscall.SIGKILL)
+			}
+			<-p.exited
+		}
+		t.Stop()
+	}
+	p.release()
+}
+
+// release stops the goroutines of an exited bash and closes its pipes.
+func (p *bashProc) release() {
+	p.drain()
+	close(p.quit)
+	p.wg.Wait()
+	_ = p.fr.Close()
+	_ = p.wake.Close()
+}
+
+// exitStatus describes how bash ended: its exit code, or -1 and the
+// signal that killed it.
+func (p *bashProc) exitStatus() (code int, signal string) {
+	ps := p.cmd.ProcessState
+	if ps == nil {
+		return -1, ""
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return -1, signalName(ws.Signal())
+	}
+	return ps.ExitCode(), ""
+}
+
+// restartEnv is the environment a restarted bash starts with: the state
+// file it restores declares every exported variable, so only what bash
+// cannot declare is taken from olly's (names that are not identifiers);
+// exported functions come from the state file too.
+func restartEnv(base []string) []string {
+	var env []string
+	for _, kv := range base {
+		name := envName(kv)
+		if !isIdentifier(name) && !strings.HasPrefix(name, "BASH_FUNC_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func isIdentifier(s string) bool {
+	for i, c := range s {
+		if c != '_' && (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+var errNotStarted = errors.New("shell: bash ended before it began the command")
