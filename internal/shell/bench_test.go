@@ -3,29 +3,111 @@ package shell
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/olly-agent/olly/internal/sandbox"
 )
 
-// BenchmarkRunTrue measures the per-command overhead: a fresh bash that
-// restores and saves the session's state, output capture, and the checks
-// for left-over processes.
+// BenchmarkRunTrue measures the per-command overhead: handing the command
+// to the session's bash, its output FIFO and capture, the state save after
+// it, and the checks for left-over processes. cpu-ms/op is the CPU time of
+// the whole process tree (this process, the session's bash and everything
+// they started) per command; ns/op is wall time.
 func BenchmarkRunTrue(b *testing.B) {
-	m, err := NewManager(ManagerOptions{Roots: []string{b.TempDir()}, ArtifactDir: b.TempDir()})
+	benchRun(b, "true", nil)
+}
+
+// BenchmarkRunStep is one command like the peer benchmark's steps (an
+// append to a file), with a state of typical size: a few exported
+// variables, functions and aliases, as after sourcing a virtualenv.
+func BenchmarkRunStep(b *testing.B) {
+	benchRun(b, "echo step >> steps.txt", []string{
+		"export VIRTUAL_ENV=/venv PATH=/venv/bin:$PATH; deactivate() { unset VIRTUAL_ENV; }; alias ll='ls -l'",
+	})
+}
+
+// BenchmarkRunSandboxed is BenchmarkRunStep in the workspace-write
+// sandbox (Landlock), where there is one.
+func BenchmarkRunSandboxed(b *testing.B) {
+	sb := sandbox.New("")
+	if !sb.Status().Active() {
+		b.Skip(sb.Status().Reason)
+	}
+	benchRun(b, "echo step >> steps.txt", nil, func(o *ManagerOptions) { o.Sandbox = sb })
+}
+
+func benchRun(b *testing.B, command string, setup []string, mods ...func(*ManagerOptions)) {
+	opts := ManagerOptions{Roots: []string{b.TempDir()}, ArtifactDir: b.TempDir()}
+	for _, mod := range mods {
+		mod(&opts)
+	}
+	m, err := NewManager(opts)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer func() { _ = m.CloseAll() }()
 	sh := m.Session("bench")
 	ctx := context.Background()
+	for _, c := range append(setup, "true") {
+		if res, err := sh.Run(ctx, c, RunOptions{}); err != nil || res.ExitCode != 0 {
+			b.Fatalf("%v %+v", err, res)
+		}
+	}
 	b.ReportAllocs()
+	cpu, own := treeCPU(b)
 	for b.Loop() {
-		res, err := sh.Run(ctx, "true", RunOptions{})
+		res, err := sh.Run(ctx, command, RunOptions{})
 		if err != nil || res.ExitCode != 0 {
 			b.Fatalf("%v %+v", err, res)
 		}
 	}
+	cpu2, own2 := treeCPU(b)
+	b.ReportMetric(float64(cpu2-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(own2-own)/float64(b.N)/1e6, "go-cpu-ms/op")
+}
+
+// treeCPU returns the CPU time used so far by this process, its children
+// that were waited for, and its live children with what they waited for
+// (the session's bash); and that of this process alone.
+func treeCPU(b *testing.B) (tree, own time.Duration) {
+	var self, kids syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &self) != nil || syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids) != nil {
+		b.Skip("no getrusage")
+	}
+	own = time.Duration(self.Utime.Nano() + self.Stime.Nano())
+	total := own + time.Duration(kids.Utime.Nano()+kids.Stime.Nano())
+	procs, err := listProcs()
+	if err != nil {
+		b.Skip("needs /proc for the CPU time of the session's bash")
+	}
+	for _, p := range procs {
+		if p.ppid == os.Getpid() {
+			total += procCPU(p.pid)
+		}
+	}
+	return total, own
+}
+
+// procCPU returns pid's utime+stime+cutime+cstime (clock ticks of 10 ms).
+func procCPU(pid int) time.Duration {
+	bs, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(bs[bytes.LastIndexByte(bs, ')')+1:]))
+	var ticks int64
+	for _, i := range []int{11, 12, 13, 14} { // fields 14–17 of stat
+		n, _ := strconv.ParseInt(f[i], 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond
 }
 
 // BenchmarkBashBaseline is the floor BenchmarkRunTrue is measured

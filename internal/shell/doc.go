@@ -6,10 +6,12 @@
 // of terminal escapes, cut to its first and last lines, the full text in
 // an artifact file).
 //
-// Every command runs in a fresh bash that restores the session's saved
-// state first and saves it afterwards (wrapper.bash), so a command that
-// kills its shell, or is killed, cannot break the next one. docs/shell.md
-// describes the behaviour in full.
+// A session's commands run one after another in one long-lived bash
+// (driver.bash), fed through a wake pipe and a request file, answering on
+// a frame pipe, each command's output on a FIFO of its own. bash saves the
+// session's state after each command, so a command that kills its shell,
+// or is killed, cannot break the next one: that one gets a new bash with
+// the last saved state. docs/shell.md describes the behaviour in full.
 //
 // Process discovery uses /proc and is Linux-only; elsewhere commands are
 // stopped by process group alone.

@@ -331,10 +331,14 @@ func (s *Shell) finishedJustNow(r *run) bool {
 // marker and what descends from them, but not the session's bash (whose
 // process group also holds earlier commands' jobs) unless withShell.
 func (s *Shell) runTarget(r *run, withShell bool) target {
-	return target{
+	t := target{
 		marker: []byte("OLLY_SHELL_RUN=" + r.token + "\x00"), since: r.startTicks,
 		shell: r.pid, shellStart: r.startTicks, childSince: r.ticks, withShell: withShell,
 	}
+	if withShell && !procListing {
+		t.leader = r.pid // without /proc only bash's whole process group can be found
+	}
+	return t
 }
 
 // sessionTarget describes every process any command of the session left.
