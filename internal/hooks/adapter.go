@@ -111,7 +111,7 @@ func (r *Runner) BeforeToolInput(ctx context.Context, session, tool string, args
 // TrustFile records that a person trusts f's hooks, as they are now, in
 // workspace.
 func TrustFile(s *trust.Store, workspace string, f File) error {
-	return s.Trust(workspace, trust.KindHook, f.Source, trust.Fingerprint(f.Fingerprint()))
+	return s.Trust(workspace, trust.KindHook, f.Source, f.Fingerprint())
 }
 
 // RevokeFile forgets the trust of f's hooks in workspace.

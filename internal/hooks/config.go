@@ -158,11 +158,11 @@ type File struct {
 	Path, Source string
 	Project      bool
 	Hooks        []Hook
+	// Workspace is the workspace root of a project file: the folder its
+	// hooks run in, where the project files they run are looked up.
+	Workspace string
 }
 
-// Fingerprint binds the file's hooks as they would run: a changed command,
-// matcher or timeout needs trust again.
-func (f File) Fingerprint() []Hook { return f.Hooks }
 
 // LoadOptions say where to look for hooks.
 type LoadOptions struct {
@@ -209,7 +209,11 @@ func Load(o LoadOptions) (files []File, warnings []string) {
 			continue
 		}
 		if len(hs) > 0 {
-			files = append(files, File{Path: p.path, Source: p.source, Project: p.project, Hooks: hs})
+			f := File{Path: p.path, Source: p.source, Project: p.project, Hooks: hs}
+			if p.project {
+				f.Workspace = o.Workspace
+			}
+			files = append(files, f)
 		}
 	}
 	return files, warnings

@@ -62,7 +62,7 @@ func IsTrusted(t Trust, workspace string, f File) bool {
 	if !f.Project {
 		return true
 	}
-	return t != nil && t.Trusted(workspace, trust.KindHook, f.Source, trust.Fingerprint(f.Fingerprint()))
+	return t != nil && t.Trusted(workspace, trust.KindHook, f.Source, f.Fingerprint())
 }
 
 // Untrusted are the project hook files that do not run until trusted.
@@ -245,7 +245,7 @@ func (r *Runner) Notices() []string {
 	for _, f := range r.untrusted {
 		// The fingerprint is part of the text: the agent shows each notice
 		// once per session, and a changed file is news again.
-		fp := trust.Fingerprint(f.Fingerprint())
+		fp := f.Fingerprint()
 		out = append(out, fmt.Sprintf("The project's hooks in %s are not trusted (or changed since; fingerprint %.12s), so they do not run. Review them with `olly hooks list` and trust them with `olly hooks trust`.", f.Source, fp))
 	}
 	return out

@@ -102,6 +102,19 @@ func (s Server) fileHashes() map[string]string {
 	return out
 }
 
+// ProjectFiles are the project files the server runs whose content is part
+// of its fingerprint (its command and arguments naming files inside the
+// project), sorted; none for other servers.
+func (s Server) ProjectFiles() []string {
+	hashes := s.fileHashes()
+	out := make([]string, 0, len(hashes))
+	for f := range hashes {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
 // NeedsTrust reports whether the server runs only once a person trusts it:
 // project servers. The user's own settings are trusted by being theirs.
 func (s Server) NeedsTrust() bool { return s.Source == SourceProject }

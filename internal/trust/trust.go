@@ -43,6 +43,11 @@ type Entry struct {
 type file struct {
 	Version int     `json:"version"`
 	Entries []Entry `json:"entries"`
+	// Declined are the programs a person said never to ask about again,
+	// each for one fingerprint. Kept apart from Entries so an older olly
+	// reading the file (which knows only Entries) never takes a refusal
+	// for a trust.
+	Declined []Entry `json:"declined,omitempty"`
 }
 
 // Store is the trust file. It is re-read on every question, so a trust
@@ -109,16 +114,60 @@ func (s *Store) Trust(workspace, kind, name, fingerprint string) error {
 		return errors.New("trust: empty fingerprint")
 	}
 	return s.update(func(f *file) {
-		f.Entries = remove(f.Entries, clean(workspace), kind, name)
-		f.Entries = append(f.Entries, Entry{Workspace: clean(workspace), Kind: kind, Name: name,
+		ws := clean(workspace)
+		f.Entries = remove(f.Entries, ws, kind, name)
+		f.Declined = remove(f.Declined, ws, kind, name)
+		f.Entries = append(f.Entries, Entry{Workspace: ws, Kind: kind, Name: name,
 			Fingerprint: fingerprint, At: time.Now().UTC()})
 	})
 }
 
-// Revoke forgets the trust of name of kind in workspace (no error when
-// there was none).
+// Decline records that a person does not want to be asked again about
+// name of kind in workspace while it has this fingerprint: it does not
+// run, and prompts leave it out. A changed program (another fingerprint)
+// is asked about again. It replaces an earlier trust of the same name.
+func (s *Store) Decline(workspace, kind, name, fingerprint string) error {
+	if fingerprint == "" {
+		return errors.New("trust: empty fingerprint")
+	}
+	return s.update(func(f *file) {
+		ws := clean(workspace)
+		f.Entries = remove(f.Entries, ws, kind, name)
+		f.Declined = remove(f.Declined, ws, kind, name)
+		f.Declined = append(f.Declined, Entry{Workspace: ws, Kind: kind, Name: name,
+			Fingerprint: fingerprint, At: time.Now().UTC()})
+	})
+}
+
+// Declined reports whether a person declined name of kind in workspace
+// with this fingerprint (Decline). Any failure to read the store answers
+// false: the person is asked.
+func (s *Store) Declined(workspace, kind, name, fingerprint string) bool {
+	if s == nil || fingerprint == "" {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.load()
+	if err != nil {
+		return false
+	}
+	ws := clean(workspace)
+	for _, e := range f.Declined {
+		if e.Workspace == ws && e.Kind == kind && e.Name == name {
+			return e.Fingerprint == fingerprint
+		}
+	}
+	return false
+}
+
+// Revoke forgets the trust (or refusal) of name of kind in workspace (no
+// error when there was none).
 func (s *Store) Revoke(workspace, kind, name string) error {
-	return s.update(func(f *file) { f.Entries = remove(f.Entries, clean(workspace), kind, name) })
+	return s.update(func(f *file) {
+		f.Entries = remove(f.Entries, clean(workspace), kind, name)
+		f.Declined = remove(f.Declined, clean(workspace), kind, name)
+	})
 }
 
 // Entries lists the trusts of workspace ("" lists all).
@@ -157,16 +206,8 @@ func (s *Store) update(change func(*file)) error {
 		return err
 	}
 	change(f)
-	sort.SliceStable(f.Entries, func(i, j int) bool {
-		a, b := f.Entries[i], f.Entries[j]
-		if a.Workspace != b.Workspace {
-			return a.Workspace < b.Workspace
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		return a.Name < b.Name
-	})
+	sortEntries(f.Entries)
+	sortEntries(f.Declined)
 	f.Version = 1
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
@@ -194,6 +235,19 @@ func (s *Store) load() (*file, error) {
 		return nil, fmt.Errorf("trust: %s is not a valid trust file (%v): fix or delete it, then trust again", s.path, err)
 	}
 	return &f, nil
+}
+
+func sortEntries(es []Entry) {
+	sort.SliceStable(es, func(i, j int) bool {
+		a, b := es[i], es[j]
+		if a.Workspace != b.Workspace {
+			return a.Workspace < b.Workspace
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		return a.Name < b.Name
+	})
 }
 
 func remove(es []Entry, ws, kind, name string) []Entry {

@@ -116,3 +116,39 @@ func TestConcurrentStoresKeepEveryDecision(t *testing.T) {
 		t.Fatalf("Entries = %d (%v), want 8: a decision was lost", len(got), err)
 	}
 }
+
+// TestDecline: "never ask again" holds for one fingerprint, is never a
+// trust (for this olly or an older one that reads only the entries), and
+// trusting later replaces it.
+func TestDecline(t *testing.T) {
+	ws := t.TempDir()
+	s, err := Open(filepath.Join(t.TempDir(), "trust.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, other := Fingerprint("v1"), Fingerprint("v2")
+	if err := s.Trust(ws, KindHook, ".olly/settings.json", other); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Decline(ws, KindHook, ".olly/settings.json", fp); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Declined(ws, KindHook, ".olly/settings.json", fp) || s.Declined(ws, KindHook, ".olly/settings.json", other) {
+		t.Fatal("Declined does not answer for exactly the declined fingerprint")
+	}
+	if s.Trusted(ws, KindHook, ".olly/settings.json", fp) || s.Trusted(ws, KindHook, ".olly/settings.json", other) {
+		t.Fatal("a declined program is trusted")
+	}
+	if es, err := s.Entries(ws); err != nil || len(es) != 0 {
+		t.Fatalf("entries after a decline = %v, %v; want none (older versions read only these)", es, err)
+	}
+	if err := s.Trust(ws, KindHook, ".olly/settings.json", fp); err != nil {
+		t.Fatal(err)
+	}
+	if s.Declined(ws, KindHook, ".olly/settings.json", fp) || !s.Trusted(ws, KindHook, ".olly/settings.json", fp) {
+		t.Fatal("trusting after a decline did not replace it")
+	}
+	if err := s.Decline(ws, KindHook, "x", ""); err == nil {
+		t.Fatal("an empty fingerprint was declined")
+	}
+}

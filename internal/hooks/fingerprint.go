@@ -1,0 +1,155 @@
+package hooks
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/olly-agent/olly/internal/trust"
+)
+
+// Bounds of the project files a fingerprint reads.
+const (
+	// maxHashedFile: a larger file is left out of the fingerprint.
+	maxHashedFile = 16 << 20
+	// maxHashedFiles: at most this many files per hook file.
+	maxHashedFiles = 64
+)
+
+// Fingerprint binds the file's hooks as they would run: a changed event,
+// command, matcher or timeout needs trust again. A hook often runs a
+// script of the project (`./.olly/hooks/check.sh`,
+// `"$CLAUDE_PROJECT_DIR"/.claude/hooks/lint.py`), which the model can
+// rewrite like any workspace file: the content of every project file a
+// hook's command names is part of the fingerprint too (ProjectFiles).
+func (f File) Fingerprint() string {
+	files := f.fileHashes()
+	if len(files) == 0 {
+		// The same fingerprint as before scripts were hashed: a trust
+		// given to a file that runs no project file still holds.
+		return trust.Fingerprint(f.Hooks)
+	}
+	return trust.Fingerprint(struct {
+		Hooks []Hook
+		Files map[string]string
+	}{f.Hooks, files})
+}
+
+// ProjectFiles are the project files the hooks' commands name, relative to
+// the workspace, sorted: their content is part of the fingerprint.
+func (f File) ProjectFiles() []string {
+	hashes := f.fileHashes()
+	out := make([]string, 0, len(hashes))
+	for p := range hashes {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// fileHashes maps each regular file inside the workspace that a hook's
+// command names (a word of the command, resolved against the workspace
+// root where hooks run) to the SHA-256 of its content. Only project files
+// count: the model cannot write elsewhere.
+func (f File) fileHashes() map[string]string {
+	if !f.Project || f.Workspace == "" {
+		return nil
+	}
+	var out map[string]string
+	for _, h := range f.Hooks {
+		for _, w := range commandWords(h.Command, f.Workspace) {
+			rel, sum, ok := hashProjectFile(f.Workspace, w)
+			if !ok || out[rel] != "" {
+				continue
+			}
+			if out == nil {
+				out = map[string]string{}
+			}
+			if len(out) >= maxHashedFiles {
+				return out
+			}
+			out[rel] = sum
+		}
+	}
+	return out
+}
+
+// hashProjectFile hashes word as a path relative to the workspace root
+// when it names a regular file inside it.
+func hashProjectFile(root, word string) (rel, sum string, ok bool) {
+	if word == "" || strings.HasPrefix(word, "-") {
+		return "", "", false
+	}
+	p := word
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(root, p)
+	}
+	rel, err := filepath.Rel(root, filepath.Clean(p))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", "", false
+	}
+	fi, err := os.Stat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxHashedFile {
+		return "", "", false
+	}
+	b, err := trust.ReadConfig(p, maxHashedFile)
+	if err != nil {
+		return "", "", false
+	}
+	s := sha256.Sum256(b)
+	return filepath.ToSlash(rel), hex.EncodeToString(s[:]), true
+}
+
+// commandWords are the words of a hook's shell command whose value is
+// known without running it: literals, quoted text, and the workspace
+// variables hooks get ($CLAUDE_PROJECT_DIR, $OLLY_PROJECT_DIR). A word
+// with any other expansion is left out; a command that does not parse
+// falls back to its blank-separated fields.
+func commandWords(command, root string) []string {
+	file, err := syntax.NewParser().Parse(strings.NewReader(command), "")
+	if err != nil {
+		return strings.Fields(command)
+	}
+	var out []string
+	syntax.Walk(file, func(n syntax.Node) bool {
+		if w, ok := n.(*syntax.Word); ok {
+			if s, ok := wordValue(w.Parts, root); ok {
+				out = append(out, s)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+func wordValue(parts []syntax.WordPart, root string) (string, bool) {
+	var b strings.Builder
+	for _, p := range parts {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			s, ok := wordValue(p.Parts, root)
+			if !ok {
+				return "", false
+			}
+			b.WriteString(s)
+		case *syntax.ParamExp:
+			if p.Param == nil || (p.Param.Value != "CLAUDE_PROJECT_DIR" && p.Param.Value != "OLLY_PROJECT_DIR") ||
+				p.Exp != nil || p.Repl != nil || p.Slice != nil || p.Index != nil || p.Excl || p.Length || p.Width {
+				return "", false
+			}
+			b.WriteString(root)
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
