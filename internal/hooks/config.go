@@ -163,7 +163,6 @@ type File struct {
 	Workspace string
 }
 
-
 // LoadOptions say where to look for hooks.
 type LoadOptions struct {
 	// Workspace is the workspace root ("" reads no project hooks).

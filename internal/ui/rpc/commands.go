@@ -67,7 +67,7 @@ func commandTable() map[string]*command {
 // commandList is every command, grouped as docs/rpc.md shows them.
 func commandList() []*command {
 	cmds := append(append(append(promptCommands(), sessionCommands()...), changeCommands()...), queryCommands()...)
-	return append(append(append(cmds, parityCommands()...), manageCommands()...), settingsCommands()...)
+	return append(append(append(append(cmds, parityCommands()...), manageCommands()...), settingsCommands()...), trustCommands()...)
 }
 
 // handle answers one line.

@@ -41,3 +41,20 @@ func settingsExamples() map[string]example {
 		"set_model_context": {`"req_55"`, rpcproto.SetModelContextRequest{Name: "qwen3:8b", Context: 16384}, &rpcproto.ModelResult{Model: capped}},
 	}
 }
+
+// trustExamples are the exchanges of the trust commands (cmd_trust.go)
+// for docs/rpc.md.
+func trustExamples() map[string]example {
+	db := rpcproto.TrustRequest{ID: "mcp:db@5c1d0e2a9b7f3e41", Kind: "mcp", Name: "db", Source: ".mcp.json", Workspace: "/home/me/proj",
+		Fingerprint: "5c1d0e2a9b7f3e4100c2d7a5e19b8f6d3a4c2e1f0b9d8c7a6e5f4d3c2b1a0f9e",
+		Runs:        []rpcproto.TrustRun{{Command: "node", Args: []string{"tools/db-mcp.js"}, Env: []string{"DB=dev"}, Transport: "stdio"}},
+		Files:       []string{"tools/db-mcp.js"}}
+	hook := rpcproto.TrustRequest{ID: "hook:.olly/settings.json@9a8b7c6d5e4f3a2b", Kind: "hook", Name: ".olly/settings.json", Source: ".olly/settings.json",
+		Workspace: "/home/me/proj", Fingerprint: "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b",
+		Runs:  []rpcproto.TrustRun{{Event: "PreToolUse", Matcher: "Bash", Command: "./.olly/hooks/no-rm.sh", Timeout: "10s"}},
+		Files: []string{".olly/hooks/no-rm.sh"}}
+	return map[string]example{
+		"get_trust_requests": {`"req_60"`, rpcproto.Empty{}, rpcproto.TrustRequestsResult{Requests: []rpcproto.TrustRequest{db, hook}}},
+		"set_trust":          {`"req_61"`, rpcproto.SetTrustRequest{RequestID: db.ID, Decision: rpcproto.TrustDecisionTrust}, rpcproto.TrustRequestsResult{Requests: []rpcproto.TrustRequest{hook}}},
+	}
+}

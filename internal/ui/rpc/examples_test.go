@@ -92,5 +92,6 @@ func commandExamples() map[string]example {
 	}
 	maps.Copy(out, manageExamples(at))
 	maps.Copy(out, settingsExamples())
+	maps.Copy(out, trustExamples())
 	return out
 }

@@ -103,6 +103,9 @@ type Options struct {
 	// (get_settings, set_setting, test_connection, list_models,
 	// set_model_enabled, set_model_context).
 	Settings Settings
+	// Trust lists and answers the trust prompts of project MCP servers
+	// and hooks (get_trust_requests, set_trust).
+	Trust Trust
 
 	// Work, when set, owns prompts and the commands that wait (they run
 	// in its goroutines, under its context) instead of this connection:

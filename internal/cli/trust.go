@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/olly-agent/olly/internal/app"
+	"github.com/olly-agent/olly/internal/trust"
+	"github.com/olly-agent/olly/rpcproto"
+)
+
+// trustPrompts serves the protocol's trust commands (rpc.Trust) from the
+// app's trust requests.
+type trustPrompts struct{ a *app.App }
+
+func (t trustPrompts) TrustRequests(ctx context.Context, sessionID string) ([]rpcproto.TrustRequest, error) {
+	reqs, err := t.a.TrustRequests(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rpcproto.TrustRequest, 0, len(reqs))
+	for _, r := range reqs {
+		out = append(out, wireTrustRequest(r))
+	}
+	return out, nil
+}
+
+func (t trustPrompts) AnswerTrust(ctx context.Context, sessionID, id, decision string) error {
+	return t.a.AnswerTrust(ctx, sessionID, id, decision)
+}
+
+func wireTrustRequest(r trust.Request) rpcproto.TrustRequest {
+	w := rpcproto.TrustRequest{ID: r.ID, Kind: r.Kind, Name: r.Name, Source: r.Source, Workspace: r.Workspace,
+		Fingerprint: r.Fingerprint, Files: r.Files, Runs: make([]rpcproto.TrustRun, 0, len(r.Runs))}
+	for _, run := range r.Runs {
+		w.Runs = append(w.Runs, rpcproto.TrustRun{Event: run.Event, Matcher: run.Matcher, Command: run.Command, Args: run.Args,
+			Env: run.Env, URL: run.URL, Transport: run.Transport, Headers: run.Headers, Timeout: run.Timeout})
+	}
+	return w
+}
