@@ -157,7 +157,7 @@ func protocolOptions(a *app.App, catalog *models.Catalog, emb *store.Embedder, l
 			return export.HTML(w, export.Doc{Session: s, Timeline: timeline.Build(evs)})
 		},
 		ExportDir: filepath.Join(cfg.Paths().DataDir, "exports"),
-		Trust:     trustPrompts{a},
+		Trust:     app.ProtocolTrust{App: a},
 	}
 }
 

@@ -1,19 +1,20 @@
-package cli
+package app
 
 import (
 	"context"
 
-	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/trust"
 	"github.com/olly-agent/olly/rpcproto"
 )
 
-// trustPrompts serves the protocol's trust commands (rpc.Trust) from the
-// app's trust requests.
-type trustPrompts struct{ a *app.App }
+// ProtocolTrust serves the protocol's trust commands (rpc.Trust:
+// get_trust_requests, set_trust) from the app's trust requests, for RPC
+// mode and the web page.
+type ProtocolTrust struct{ App *App }
 
-func (t trustPrompts) TrustRequests(ctx context.Context, sessionID string) ([]rpcproto.TrustRequest, error) {
-	reqs, err := t.a.TrustRequests(ctx, sessionID)
+// TrustRequests implements rpc.Trust.
+func (t ProtocolTrust) TrustRequests(ctx context.Context, sessionID string) ([]rpcproto.TrustRequest, error) {
+	reqs, err := t.App.TrustRequests(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -24,8 +25,9 @@ func (t trustPrompts) TrustRequests(ctx context.Context, sessionID string) ([]rp
 	return out, nil
 }
 
-func (t trustPrompts) AnswerTrust(ctx context.Context, sessionID, id, decision string) error {
-	return t.a.AnswerTrust(ctx, sessionID, id, decision)
+// AnswerTrust implements rpc.Trust.
+func (t ProtocolTrust) AnswerTrust(ctx context.Context, sessionID, id, decision string) error {
+	return t.App.AnswerTrust(ctx, sessionID, id, decision)
 }
 
 func wireTrustRequest(r trust.Request) rpcproto.TrustRequest {
