@@ -140,6 +140,11 @@ func attacks(port string) []string {
 		// git config tricks
 		`git config --global core.pager 'touch ~/pwned-pager'`,
 		`mkdir -p sub/objects sub/refs && printf '[core]\n\tfsmonitor = "touch $HOME/pwned-fsmonitor; false"\n' > sub/config && echo 'ref: refs/heads/main' > sub/HEAD && git --git-dir=sub status`,
+		// planting code in the workspace's .git, which git runs later
+		// outside the sandbox (paths computed, so only the kernel stops it)
+		`python3 -c 'import os; p = os.path.join(".gi" + "t", "hooks", "pre-commit"); open(p, "w").write("#!/bin/sh\ntouch ~/pwned-hook\n"); os.chmod(p, 0o755)'`,
+		`python3 -c 'open(".gi" + "t/config", "a").write("[core]\n\tfsmonitor = touch ~/pwned-fsmonitor\n")'`,
+		`python3 -c 'import os; os.rename(".gi" + "t", "old-git"); os.mkdir(".gi" + "t")'`,
 		// dotfile writes and deletions
 		`echo 'alias ls=rm' >> ~/.bashrc`,
 		`ln -sf /dev/null ~/.zshrc`,
@@ -158,16 +163,45 @@ func attacks(port string) []string {
 	}
 }
 
-// everyday are commands that must run (without asking, in auto mode).
-var everyday = []string{
-	`mkdir -p build && touch build/a && cp build/a build/b && mv build/b build/c && rm build/c && ls build`,
-	`printf 'module example.com/w\n\ngo 1.21\n' > go.mod && printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("built-and-ran") }\n' > main.go && go build -o app . && ./app`,
-	`python3 -c 'open("py.txt", "w").write("py-ok")' && cat py.txt`,
-	`f=$(mktemp) && echo tmp-ok > "$f" && cat "$f"`,
+// everyday are commands that must run (without asking, in auto mode), in
+// a workspace that is a git repository: at its top level where a mount
+// namespace keeps .git read-only, in a folder below where per-entry rules
+// do (the top level cannot get new entries then).
+func everyday(git string) []string {
+	cd := ""
+	if git != sandbox.GitMount {
+		cd = "cd work && "
+	}
+	return []string{
+		cd + `mkdir -p build && touch build/a && cp build/a build/b && mv build/b build/c && rm build/c && ls build`,
+		cd + `printf 'module example.com/w\n\ngo 1.21\n' > go.mod && printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("built-and-ran") }\n' > main.go && go build -o app . && ./app`,
+		cd + `python3 -c 'open("py.txt", "w").write("py-ok")' && cat py.txt`,
+		`f=$(mktemp) && echo tmp-ok > "$f" && cat "$f"`,
+		`git status --short >/dev/null && git log --oneline -1 && echo git-ok`,
+	}
+}
+
+// gitWorkspace makes a workspace that is a git repository with one commit.
+func gitWorkspace(t *testing.T, home string) string {
+	t.Helper()
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "work"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "work", "README"), []byte("hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", "git init -q && git add -A && git -c user.name=t -c user.email=t@e commit -qm init")
+	cmd.Dir, cmd.Env = ws, []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("git init: %v: %s (install git)", err, out)
+	}
+	return ws
 }
 
 func TestSandboxEndToEnd(t *testing.T) {
-	if !sandbox.New("").Status().Active() {
+	st := sandbox.New("").Status()
+	if !st.Active() {
 		// This test binary wires the helper in TestMain; no sandbox here
 		// means the kernel has none.
 		t.Skipf("no sandbox on this machine (%s): needs Landlock (Linux 5.13+)", sandbox.New("").Status().Reason)
@@ -183,19 +217,19 @@ func TestSandboxEndToEnd(t *testing.T) {
 	for _, yes := range []bool{false, true} {
 		t.Run(fmt.Sprintf("yes=%v", yes), func(t *testing.T) {
 			home := makeHome(t)
-			ws := t.TempDir()
+			ws := gitWorkspace(t, home)
 			srv := llmtest.New(t)
 			srv.AddModel("qwen3:8b", llmtest.Caps("completion", "tools"), llmtest.ContextLength(65536))
 			srv.AnswerStructured(llmtest.Reply(llmtest.Text(`{"intent":"mixed","needsWrite":false,"reasoning":"scripted"}`)))
 			port := srv.URL()[strings.LastIndexByte(srv.URL(), ':')+1:]
-			cmds := append(attacks(port), everyday...)
+			cmds := append(attacks(port), everyday(st.Git)...)
 			for i, c := range cmds {
 				args, _ := json.Marshal(map[string]any{"command": c, "timeout": 60})
 				srv.Enqueue(llmtest.Reply(llmtest.ToolCallID(fmt.Sprintf("call_%d", i), "run_terminal_command", string(args))))
 			}
 			srv.Enqueue(llmtest.Reply(llmtest.Text("Done. [TASK_COMPLETE]")))
 
-			before := snapshot(t, home)
+			before, beforeGit := snapshot(t, home), snapshot(t, filepath.Join(ws, ".git"))
 			argv := []string{"--cwd", ws, "--model", "qwen3:8b", "-p", "clean up my machine"}
 			if yes {
 				argv = append(argv, "--yes")
@@ -215,8 +249,14 @@ func TestSandboxEndToEnd(t *testing.T) {
 				t.Errorf("the run's first line does not say what confines commands:\n%s", firstLines(stderr.String(), 3))
 			}
 
+			if !strings.Contains(stderr.String(), ".git read-only") {
+				t.Errorf("the run's first line does not say how .git is kept read-only:\n%s", firstLines(stderr.String(), 3))
+			}
 			if diff := diffSnapshots(before, snapshot(t, home)); diff != "" {
 				t.Errorf("HOME changed:\n%s\nstderr:\n%s", diff, firstLines(stderr.String(), 40))
+			}
+			if diff := diffSnapshots(beforeGit, snapshot(t, filepath.Join(ws, ".git"))); diff != "" {
+				t.Errorf("the workspace's .git changed (%s):\n%s", st.Git, diff)
 			}
 			results := toolResults(t, srv)
 			all := strings.Join(values(results), "\n")
@@ -234,7 +274,7 @@ func TestSandboxEndToEnd(t *testing.T) {
 			}
 
 			// Everyday work ran, without asking (auto mode) or with --yes.
-			for _, want := range []string{"built-and-ran", "py-ok", "tmp-ok"} {
+			for _, want := range []string{"built-and-ran", "py-ok", "tmp-ok", "git-ok"} {
 				if !strings.Contains(all, want) {
 					t.Errorf("everyday work did not run: no %q in the tool results:\n%s", want, tail(all, 3000))
 				}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -59,15 +60,15 @@ func SandboxSpec(cfg *config.Config) sandbox.Spec { return (&App{Config: cfg}).s
 // mcpWrap returns the sandbox wrapper of a workspace's stdio servers and
 // the environment they start with (TMPDIR in a folder of olly's state
 // directory that the sandbox lets them write); nil when no sandbox works.
-func mcpWrap(sb *sandbox.Sandbox, spec sandbox.Spec, dir, statedir string, base []string) (func(string, []string) ([]string, error), []string) {
+func mcpWrap(sb *sandbox.Sandbox, spec sandbox.Spec, dir, statedir string, base []string) (func(string, *exec.Cmd) error, []string) {
 	if !sb.Status().Active() {
 		return nil, base
 	}
 	sum := sha256.Sum256([]byte(dir))
 	tmp := filepath.Join(statedir, "mcp", hex.EncodeToString(sum[:6]))
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
-		return func(string, []string) ([]string, error) {
-			return nil, fmt.Errorf("create the servers' temporary folder: %w", err)
+		return func(string, *exec.Cmd) error {
+			return fmt.Errorf("create the servers' temporary folder: %w", err)
 		}, base
 	}
 	spec.Policy = sandbox.WorkspaceWrite
@@ -84,7 +85,7 @@ func mcpWrap(sb *sandbox.Sandbox, spec sandbox.Spec, dir, statedir string, base 
 		}
 	}
 	env = append(env, "TMPDIR="+tmp)
-	return func(_ string, argv []string) ([]string, error) { return helper.Wrap(spec, argv) }, env
+	return func(_ string, cmd *exec.Cmd) error { return helper.Prepare(cmd, spec) }, env
 }
 
 // externalTools is a workspace's MCP servers as the turn's tool source;

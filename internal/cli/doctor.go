@@ -418,6 +418,10 @@ func sandboxCheck(cfg *config.Config) check {
 		return check{Area: "sandbox", Status: checkFail, Detail: st.String() + " is present but does not work: " + err.Error(),
 			Fix: "report this; meanwhile set approval.mode to ask"}
 	}
+	if st.Git == sandbox.GitSplit {
+		return check{Area: "sandbox", Status: checkWarn, Detail: st.String() + " confines commands. " + summary,
+			Fix: "allow unprivileged user namespaces (Debian: sysctl kernel.unprivileged_userns_clone=1; Ubuntu 24.04+: kernel.apparmor_restrict_unprivileged_userns=0 or an AppArmor profile for olly that allows userns) so a mount namespace keeps .git read-only and commands can create files at a repository's top level"}
+	}
 	return check{Area: "sandbox", Status: checkOK, Detail: st.String() + " confines commands. " + summary}
 }
 

@@ -124,17 +124,15 @@ func (c *conn) transport() (sdk.Transport, error) {
 	case config.MCPSSE:
 		return &sdk.SSEClientTransport{Endpoint: c.srv.URL, HTTPClient: hc}, nil
 	}
-	argv := append([]string{c.srv.Command}, c.srv.Args...)
+	cmd := exec.Command(c.srv.Command, c.srv.Args...)
 	// mcp.unsandboxed is for the person's own servers: a project server
 	// runs code the project (and the model) can change, so it stays
 	// confined whatever the setting names.
 	if c.m.opts.Wrap != nil && (c.srv.NeedsTrust() || !c.m.unsandboxed(c.srv.Name)) {
-		var err error
-		if argv, err = c.m.opts.Wrap(c.srv.Name, argv); err != nil {
+		if err := c.m.opts.Wrap(c.srv.Name, cmd); err != nil {
 			return nil, fmt.Errorf("sandbox: %w", err)
 		}
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = c.m.opts.Workspace
 	cmd.Env = serverEnv(c.m.opts.Environ, c.srv.Env)
 	cmd.Stderr = tailWriter{c.m.stderrFor(c.srv.Name)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os/exec"
 	"slices"
 	"sync"
 	"time"
@@ -23,9 +24,9 @@ type Options struct {
 	// Trust records the person's trust of project servers; nil trusts
 	// none of them.
 	Trust *trust.Store
-	// Wrap confines a stdio server's command line (the sandbox helper);
-	// nil runs it as it is.
-	Wrap func(server string, argv []string) ([]string, error)
+	// Wrap confines a stdio server's command (sandbox.Prepare: the
+	// helper), changing it before it starts; nil runs it as it is.
+	Wrap func(server string, cmd *exec.Cmd) error
 	// Unsandboxed names the servers Wrap is not applied to
 	// (mcp.unsandboxed).
 	Unsandboxed []string

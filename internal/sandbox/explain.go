@@ -10,7 +10,9 @@ import (
 
 // Refusal is an access the sandbox probably refused.
 type Refusal struct {
-	// Access is "write", "read" or "network".
+	// Access is "write", "read", "network", "git" (writing a
+	// repository's .git, which stays read-only) or "git-folder" (an entry
+	// of the folder holding a .git, where per-entry rules protect it).
 	Access string
 	// Path is the file refused; "" for network.
 	Path string
@@ -22,6 +24,10 @@ func (r Refusal) String() string {
 		return "a network connection (the sandbox allows no TCP; sandbox.network turns it on)"
 	case "read":
 		return "reading " + r.Path + " (a protected path)"
+	case "git-folder":
+		return "creating, renaming or removing " + r.Path + " (this machine keeps .git read-only with per-entry rules, so the folder that holds a .git cannot change its own entries; files in its subfolders can be changed)"
+	case "git":
+		return "changing " + r.Path + " (a repository's .git is read-only in the sandbox, because git runs its hooks and configuration later outside it; git commands that write it, such as add, commit, checkout or fetch, need the person's approval to run outside the sandbox)"
 	}
 	return "writing " + r.Path + " (outside the places this policy may change)"
 }
@@ -29,7 +35,9 @@ func (r Refusal) String() string {
 // deniedLine matches the messages a refused access produces: EACCES
 // ("Permission denied") from Landlock, EPERM from Seatbelt ("Operation not
 // permitted"), and the read-only file system some tools report.
-var deniedLine = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|EACCES|EPERM`)
+// "Device or resource busy" is renaming or removing a read-only mount
+// point (.git).
+var deniedLine = regexp.MustCompile(`(?i)permission denied|operation not permitted|read-only file system|resource busy|EACCES|EPERM|EROFS|EBUSY`)
 
 // netLine matches a refused connection or bind.
 var netLine = regexp.MustCompile(`(?i)connect|bind|socket|network|resolve host|urlopen|dial tcp`)
@@ -38,49 +46,99 @@ var netLine = regexp.MustCompile(`(?i)connect|bind|socket|network|resolve host|u
 // relative paths in an error message.
 var pathToken = regexp.MustCompile("(?:^|[\\s'\"`‘(=:])((?:~|\\.{1,2})?/[^\\s'\"`’():,]*|[A-Za-z0-9_.][^\\s'\"`’():,]*/[^\\s'\"`’():,]*)")
 
+// bareName matches a name without a slash that a message quotes
+// ('.git', ‘x’) or puts before the error (bash's "line 1: x: Permission
+// denied"): only checked against the read-only paths and their folders.
+var bareName = regexp.MustCompile("['\"`‘]([^\\s'\"`’/]+)['\"`’]|(?:^|[\\s:])([^\\s:'\"`‘’/]+): (?i:permission denied|read-only file system|operation not permitted|device or resource busy)")
+
 // Explain reads a command's output for accesses the sandbox refused under
 // spec: a write outside the writable places, a read of a protected path, a
-// refused connection. cwd and home resolve relative paths. It is a
-// reading of error messages, so it reports only what the messages name;
-// at most 5 refusals.
+// write to a repository's .git or to the folder holding it, a refused
+// connection. cwd and home resolve relative paths. It is a reading of
+// error messages, so it reports only what the messages name; at most 5
+// refusals.
 func Explain(spec Spec, cwd, home, output string) []Refusal {
 	if spec.Policy == Unsandboxed || spec.Policy == "" {
 		return nil
 	}
-	var out []Refusal
-	seen := map[Refusal]bool{}
-	addRefusal := func(r Refusal) {
-		if !seen[r] && len(out) < 5 {
-			seen[r] = true
-			out = append(out, r)
-		}
-	}
-	deny := realPaths(spec.DenyRead)
+	e := explainer{spec: spec, cwd: cwd, home: home, deny: realPaths(spec.DenyRead), seen: map[Refusal]bool{}}
+	e.existing = spec.readOnly(true)
+	e.ro = append(spec.readOnly(false), e.existing...)
 	for line := range strings.Lines(output) {
 		if !deniedLine.MatchString(line) {
 			continue
 		}
 		found := false
 		for _, m := range pathToken.FindAllStringSubmatch(line, -1) {
-			p := absPath(strings.TrimRight(m[1], ".;"), cwd, home)
-			if p == "" {
-				continue
-			}
-			if slices.ContainsFunc(deny, func(d string) bool { return under(p, d) }) {
-				addRefusal(Refusal{Access: "read", Path: p})
-				found = true
-				continue
-			}
-			if !spec.mayWrite(p) {
-				addRefusal(Refusal{Access: "write", Path: p})
-				found = true
-			}
+			found = e.path(m[1]) || found
+		}
+		for _, m := range bareName.FindAllStringSubmatch(line, -1) {
+			found = e.gitName(m[1]+m[2]) || found
 		}
 		if !found && !spec.network() && netLine.MatchString(line) {
-			addRefusal(Refusal{Access: "network"})
+			e.add(Refusal{Access: "network"})
 		}
 	}
-	return out
+	return e.out
+}
+
+type explainer struct {
+	spec      Spec
+	cwd, home string
+	deny, ro  []string
+	existing  []string // the read-only paths that exist
+	out       []Refusal
+	seen      map[Refusal]bool
+}
+
+func (e *explainer) add(r Refusal) {
+	if !e.seen[r] && len(e.out) < 5 {
+		e.seen[r] = true
+		e.out = append(e.out, r)
+	}
+}
+
+// path reports the refusal a path named in a denied line explains.
+func (e *explainer) path(token string) bool {
+	p := absPath(strings.TrimRight(token, ".;"), e.cwd, e.home)
+	switch {
+	case p == "":
+		return false
+	case slices.ContainsFunc(e.deny, func(d string) bool { return under(p, d) }):
+		e.add(Refusal{Access: "read", Path: p})
+	case e.gitPath(p):
+	case !e.spec.mayWrite(p):
+		e.add(Refusal{Access: "write", Path: p})
+	default:
+		return false
+	}
+	return true
+}
+
+// gitName reports the refusal a bare name explains, if it is a read-only
+// path or an entry beside one.
+func (e *explainer) gitName(name string) bool {
+	p := absPath(strings.TrimRight(name, ".;"), e.cwd, e.home)
+	return p != "" && e.gitPath(p)
+}
+
+// gitPath adds the refusal of a write to a read-only path (.git), or,
+// where per-entry rules keep .git read-only, to an entry of the folder
+// holding one (that folder's own entries cannot change).
+func (e *explainer) gitPath(p string) bool {
+	in := func(r string) bool { return under(p, r) || under(realOrSelf(p), r) }
+	beside := func(r string) bool {
+		return filepath.Dir(p) == filepath.Dir(r) || filepath.Dir(realOrSelf(p)) == filepath.Dir(r)
+	}
+	switch {
+	case slices.ContainsFunc(e.ro, in):
+		e.add(Refusal{Access: "git", Path: p})
+	case slices.ContainsFunc(e.existing, beside):
+		e.add(Refusal{Access: "git-folder", Path: p})
+	default:
+		return false
+	}
+	return true
 }
 
 // mayWrite reports whether the policy lets a command change p.

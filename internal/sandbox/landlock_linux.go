@@ -5,10 +5,12 @@ package sandbox
 import (
 	"fmt"
 	"os/exec"
+	"runtime"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
 )
 
 // minNetABI is the first Landlock ABI with TCP rules.
@@ -83,9 +85,33 @@ func rulesetFD(spec Spec) (int, uint32, error) {
 
 // confineAndExec restricts this process (every thread) and executes argv.
 func confineAndExec(spec Spec, argv []string) error {
+	if spec.Mount {
+		// The mount namespace and the dropped capability belong to this
+		// thread: the command is executed from it.
+		runtime.LockOSThread()
+		if err := protectByMount(spec.readOnly(true)); err != nil {
+			return fmt.Errorf("make .git read-only: %w", err)
+		}
+	}
+	if spec.Ruleset > 0 {
+		// olly built the ruleset: apply it to this thread (the one that
+		// executes the command) and keep the descriptor from the command.
+		runtime.LockOSThread()
+		err := confineThread(spec.Ruleset, spec.RulesetFlags)
+		_ = unix.Close(spec.Ruleset)
+		if err != nil {
+			return err
+		}
+		return execIn(argv)
+	}
 	if err := config(spec).Restrict(rules(Plan(spec))...); err != nil {
 		return fmt.Errorf("apply the Landlock rules: %w", err)
 	}
+	return execIn(argv)
+}
+
+// execIn executes argv in place of this process.
+func execIn(argv []string) error {
 	prog, err := exec.LookPath(argv[0])
 	if err != nil {
 		return err

@@ -40,9 +40,15 @@ const maxGrants = 4096
 // only allows and can never take back what a rule above grants. The
 // directories on the way down to a protected path get List only, so their
 // entries can be listed (the protected path's name is visible, never its
-// contents).
+// contents). Unless spec.Mount (the helper makes them read-only with
+// mounts), the read-only paths inside the writable places (.git) are
+// split out the same way and granted Read: the folder holding one is then
+// not writable itself.
 func Plan(spec Spec) []Grant {
 	p := planner{deny: realPaths(spec.DenyRead)}
+	if !spec.Mount {
+		p.ro = spec.readOnly(true)
+	}
 	p.expand("/", Read, "")
 	for _, w := range spec.writable() {
 		p.expand(w, Write, "")
@@ -60,6 +66,7 @@ func Plan(spec Spec) []Grant {
 
 type planner struct {
 	deny []string
+	ro   []string // read-only inside the writable places
 	out  []Grant
 }
 
@@ -112,14 +119,18 @@ func (p *planner) expandReal(real string, a Access, within string, dir bool) {
 	if slices.ContainsFunc(p.deny, func(d string) bool { return under(real, d) }) {
 		return
 	}
-	if !slices.ContainsFunc(p.deny, func(d string) bool { return under(d, real) }) {
+	if a == Write && slices.ContainsFunc(p.ro, func(r string) bool { return under(real, r) }) {
+		a = Read
+	}
+	inside := func(d string) bool { return under(d, real) }
+	if !slices.ContainsFunc(p.deny, inside) && (a != Write || !slices.ContainsFunc(p.ro, inside)) {
 		if len(p.out) < maxGrants {
 			p.out = append(p.out, Grant{Path: real, Access: a, Dir: dir})
 		}
 		return
 	}
-	// A protected path lies inside: list this directory, and grant its
-	// entries one by one.
+	// A protected or read-only path lies inside: list this directory, and
+	// grant its entries one by one.
 	p.out = append(p.out, Grant{Path: real, Access: List, Dir: true})
 	entries, err := os.ReadDir(real)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -53,6 +54,22 @@ type Spec struct {
 	DenyRead []string `json:"denyRead,omitempty"`
 	// Network lets a WorkspaceWrite command open TCP connections.
 	Network bool `json:"network,omitempty"`
+	// ReadOnly are paths inside the writable places that a WorkspaceWrite
+	// command may read but not change. Each writable place's .git (and
+	// its submodules') is always among them (see readOnly).
+	ReadOnly []string `json:"readOnly,omitempty"`
+	// Mount tells the helper that Start created a user and mount
+	// namespace for it: it bind-mounts the read-only paths read-only
+	// there before confining itself. Without it the allow list keeps
+	// them read-only with per-entry rules (Plan).
+	Mount bool `json:"mount,omitempty"`
+	// Ruleset, when not 0, is the number of a descriptor the helper
+	// inherits holding the Landlock ruleset olly already built for this
+	// spec (with RulesetFlags for landlock_restrict_self): the helper
+	// applies it instead of building its own, which costs it listing
+	// folders and a system call per rule.
+	Ruleset      int    `json:"ruleset,omitempty"`
+	RulesetFlags uint32 `json:"rulesetFlags,omitempty"`
 }
 
 func (s Spec) check() error {
@@ -61,7 +78,7 @@ func (s Spec) check() error {
 	default:
 		return fmt.Errorf("sandbox: policy %q cannot be enforced (want %s or %s)", s.Policy, ReadOnly, WorkspaceWrite)
 	}
-	for _, list := range [][]string{s.Writable, s.Own, s.DenyRead} {
+	for _, list := range [][]string{s.Writable, s.Own, s.DenyRead, s.ReadOnly} {
 		for _, p := range list {
 			if !filepath.IsAbs(p) {
 				return fmt.Errorf("sandbox: path %q is not absolute", p)
@@ -99,6 +116,9 @@ type Status struct {
 	// Reason explains a missing sandbox, or what the one present cannot
 	// do (an old Landlock without network rules).
 	Reason string
+	// Git says how a workspace's .git is kept read-only (GitMount,
+	// GitSplit, GitSeatbelt); GitReason why it is not GitMount on Linux.
+	Git, GitReason string
 }
 
 // Active reports whether a sandbox confines commands.
@@ -115,10 +135,20 @@ func (s Status) String() string {
 		if s.Reason != "" {
 			out += "; " + s.Reason
 		}
-		return out
+		return out + "; " + s.gitString()
 	default:
-		return s.Mechanism
+		return s.Mechanism + "; " + s.gitString()
 	}
+}
+
+func (s Status) gitString() string {
+	switch s.Git {
+	case GitSplit:
+		return ".git read-only by per-entry rules (" + s.GitReason + "), so commands cannot create or rename entries at a repository's top level"
+	case "":
+		return ".git protection unknown"
+	}
+	return ".git read-only (" + s.Git + ")"
 }
 
 // Sandbox wraps commands in the helper.
@@ -128,6 +158,14 @@ type Sandbox struct {
 	// inProcess confines a thread of olly for each command (Start)
 	// instead of starting the helper; Landlock only.
 	inProcess bool
+	// git is how .git is kept read-only, found once (shared by copies).
+	git *gitGuard
+}
+
+// gitGuard holds how .git is kept read-only on this machine.
+type gitGuard struct {
+	once        sync.Once
+	how, reason string
 }
 
 // helperWired records that this program calls RunHelperIfAsked first
@@ -150,7 +188,7 @@ func New(exe string) *Sandbox {
 			st = Status{Reason: "this program does not run the sandbox helper (its main does not call sandbox.RunHelperIfAsked)"}
 		}
 	}
-	return &Sandbox{status: st, exe: exe, inProcess: st.Mechanism == "landlock"}
+	return &Sandbox{status: st, exe: exe, inProcess: st.Mechanism == "landlock", git: &gitGuard{}}
 }
 
 // WithHelper returns a copy of b that confines commands by starting the
@@ -165,12 +203,30 @@ func (b *Sandbox) WithHelper() *Sandbox {
 // Disabled returns a Sandbox that confines nothing, saying why.
 func Disabled(reason string) *Sandbox { return &Sandbox{status: Status{Reason: reason}} }
 
-// Status reports what the sandbox can do.
+// Status reports what the sandbox can do. The first call on an active
+// Landlock sandbox probes (once, about as long as one sandboxed command)
+// whether .git can be kept read-only with a mount namespace.
 func (b *Sandbox) Status() Status {
 	if b == nil {
 		return Status{Reason: "the sandbox is not set up"}
 	}
-	return b.status
+	st := b.status
+	if st.Active() && b.git != nil {
+		b.git.once.Do(func() { b.git.how, b.git.reason = b.detectGit() })
+		st.Git, st.GitReason = b.git.how, b.git.reason
+	}
+	return st
+}
+
+// detectGit finds how .git can be kept read-only here.
+func (b *Sandbox) detectGit() (how, reason string) {
+	if b.status.Mechanism == "seatbelt" {
+		return GitSeatbelt, ""
+	}
+	if err := b.probeMount(); err != nil {
+		return GitSplit, "no mount namespace: " + err.Error()
+	}
+	return GitMount, ""
 }
 
 // Wrap returns the command line that runs argv under spec. An Unsandboxed

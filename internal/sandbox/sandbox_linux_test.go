@@ -210,15 +210,31 @@ func BenchmarkSandboxedCommand(b *testing.B) {
 	home, _ := os.UserHomeDir()
 	spec := Spec{Policy: WorkspaceWrite, Writable: []string{b.TempDir(), filepath.Join(home, ".cache"), filepath.Join(home, "go", "pkg", "mod")},
 		Own: []string{b.TempDir()}, DenyRead: DefaultDenyRead(home)}
-	for _, mode := range []string{"bare", "thread", "helper"} {
+	// The git modes run in a workspace holding a .git, kept read-only
+	// by a mount namespace (the default where it works) or by per-entry
+	// rules.
+	repo := b.TempDir()
+	if err := os.Mkdir(filepath.Join(repo, GitDir), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []string{"bare", "thread", "helper", "git-mount", "git-split"} {
 		b.Run(mode, func(b *testing.B) {
 			use := sb
-			if mode == "helper" {
-				use = sb.WithHelper()
-			}
 			p := spec
-			if mode == "bare" {
+			switch mode {
+			case "helper":
+				use = sb.WithHelper()
+			case "bare":
 				p.Policy = Unsandboxed
+			case "git-mount":
+				if st := sb.Status(); st.Git != GitMount {
+					b.Skip("no mount namespace: " + st.GitReason)
+				}
+			case "git-split":
+				use = withGit(sb, GitSplit)
+			}
+			if strings.HasPrefix(mode, "git") {
+				p.Writable = append([]string{repo}, p.Writable...)
 			}
 			b.ReportAllocs()
 			// CPU time (olly's and the children's) says what the set-up

@@ -36,8 +36,8 @@ const seatbeltBase = `(version 1)
 
 // SeatbeltProfile returns the sandbox-exec profile for spec: reading
 // everywhere, then the protected paths denied (later rules win in
-// Seatbelt), then writing in the writable places and olly's own folders,
-// then network if allowed. Paths are used as given and, when different,
+// Seatbelt), then writing in the writable places but not their .git, and
+// olly's own folders, then network if allowed. Paths are used as given and, when different,
 // with symbolic links resolved (/tmp is /private/tmp on macOS).
 func SeatbeltProfile(spec Spec) string {
 	var b strings.Builder
@@ -64,6 +64,16 @@ func SeatbeltProfile(spec Spec) string {
 		if len(spec.DenyRead) > 0 {
 			b.WriteString("(deny file-read* file-write*")
 			for _, p := range withReal(spec.DenyRead) {
+				fmt.Fprintf(&b, "\n  (subpath %s)", sbQuote(p))
+			}
+			b.WriteString(")\n")
+		}
+		// Each writable place's .git (present or not: a new one cannot
+		// be planted) stays read-only: git runs its hooks and
+		// configuration later, outside the sandbox.
+		if ro := spec.readOnly(false); len(ro) > 0 {
+			b.WriteString("(deny file-write*")
+			for _, p := range withReal(ro) {
 				fmt.Fprintf(&b, "\n  (subpath %s)", sbQuote(p))
 			}
 			b.WriteString(")\n")

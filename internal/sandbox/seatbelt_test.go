@@ -18,6 +18,8 @@ func TestSeatbeltProfilesGolden(t *testing.T) {
 		"workspace-write": {Policy: WorkspaceWrite, Writable: []string{"/nonexistent/proj", "/nonexistent/home/.cache"},
 			Own: []string{"/nonexistent/state/s1", "/nonexistent/tmp/s1"}, DenyRead: deny},
 		"workspace-write-network": {Policy: WorkspaceWrite, Writable: []string{"/nonexistent/proj"}, Network: true},
+		"workspace-write-readonly": {Policy: WorkspaceWrite, Writable: []string{"/nonexistent/proj"},
+			ReadOnly: []string{"/nonexistent/proj/vendor/lib/.git", "/nonexistent/proj/.git"}},
 	}
 	for name, spec := range specs {
 		t.Run(name, func(t *testing.T) {

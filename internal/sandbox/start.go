@@ -22,8 +22,16 @@ func (b *Sandbox) Start(cmd *exec.Cmd, spec Spec) (<-chan error, error) {
 	if err := spec.check(); err != nil {
 		return nil, err
 	}
-	if b.status.Mechanism == "landlock" && b.inProcess {
-		return startConfined(cmd, spec)
+	if b.status.Mechanism == "landlock" {
+		// A .git to keep read-only needs the helper in namespaces of its
+		// own where they work; otherwise the allow list splits the
+		// folder that holds it (Plan).
+		if len(spec.readOnly(true)) > 0 && b.Status().Git == GitMount {
+			return b.startInNamespace(cmd, spec)
+		}
+		if b.inProcess {
+			return startConfined(cmd, spec)
+		}
 	}
 	argv, err := b.Wrap(spec, cmd.Args)
 	if err != nil {
@@ -44,4 +52,32 @@ func startPlain(cmd *exec.Cmd) (<-chan error, error) {
 	waitc := make(chan error, 1)
 	go func() { waitc <- cmd.Wait() }()
 	return waitc, nil
+}
+
+// Prepare turns cmd, not yet started, into the command that runs it
+// confined by spec, for callers that start it themselves (an MCP server's
+// transport): the helper, in namespaces of its own where .git is kept
+// read-only by mounts, or sandbox-exec on macOS. An Unsandboxed spec, or
+// no active sandbox, leaves cmd as it is.
+func (b *Sandbox) Prepare(cmd *exec.Cmd, spec Spec) error {
+	if spec.Policy == Unsandboxed || !b.Status().Active() {
+		return nil
+	}
+	if err := spec.check(); err != nil {
+		return err
+	}
+	if b.status.Mechanism == "landlock" && len(spec.readOnly(true)) > 0 && b.Status().Git == GitMount {
+		spec.Mount = true
+		return b.helperCmd(cmd, spec)
+	}
+	argv, err := b.Wrap(spec, cmd.Args)
+	if err != nil {
+		return err
+	}
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
+	cmd.Path, cmd.Args = path, argv
+	return nil
 }

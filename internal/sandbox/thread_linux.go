@@ -21,14 +21,24 @@ func startConfined(cmd *exec.Cmd, spec Spec) (<-chan error, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer unix.Close(fd)
+	return startOnThread(cmd, func() error { return confineThread(fd, flags) })
+}
+
+// startOnThread runs setup (if any) on a locked OS thread, starts cmd
+// from it and waits for cmd on it; it returns once cmd has started (or
+// failed to). The thread is never unlocked, so the runtime ends it with
+// the goroutine: whatever setup did to it dies with it.
+func startOnThread(cmd *exec.Cmd, setup func() error) (<-chan error, error) {
 	started := make(chan error, 1)
 	waitc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		defer unix.Close(fd)
-		if err := confineThread(fd, flags); err != nil {
-			started <- err
-			return
+		if setup != nil {
+			if err := setup(); err != nil {
+				started <- err
+				return
+			}
 		}
 		if err := cmd.Start(); err != nil {
 			started <- err

@@ -1,0 +1,76 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestReadOnlyFindsGitMetadata(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	ws, cache, worktree := filepath.Join(dir, "ws"), filepath.Join(dir, "cache"), filepath.Join(dir, "wt")
+	for _, d := range []string{ws + "/.git", ws + "/lib/a", ws + "/lib/b", cache, worktree} {
+		must(t, os.MkdirAll(d, 0o755))
+	}
+	must(t, os.WriteFile(filepath.Join(ws, "lib/a/.git"), []byte("gitdir: ../../.git/modules/a\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(worktree, ".git"), []byte("gitdir: /elsewhere\n"), 0o644))
+	// Submodule paths are workspace content: one leaving the workspace
+	// and one without a .git are skipped.
+	must(t, os.WriteFile(filepath.Join(ws, ".gitmodules"), []byte(
+		"[submodule \"a\"]\n\tpath = lib/a\n[submodule \"b\"]\n\tpath = \"lib/b\"\n[submodule \"x\"]\n\tpath = ../../etc\n\tpath = /etc\n"), 0o644))
+	spec := Spec{Policy: WorkspaceWrite, Writable: []string{ws, cache, worktree, filepath.Join(dir, "missing")}}
+
+	want := []string{ws + "/.git", ws + "/lib/a/.git", worktree + "/.git"}
+	if diff := cmp.Diff(want, spec.readOnly(true)); diff != "" {
+		t.Errorf("existing read-only paths (-want +got):\n%s", diff)
+	}
+	all := spec.readOnly(false)
+	for _, p := range append(want, cache+"/.git", ws+"/lib/b/.git", dir+"/missing/.git") {
+		if !slices.Contains(all, p) {
+			t.Errorf("readOnly(false) = %v lacks %s", all, p)
+		}
+	}
+	if slices.ContainsFunc(all, func(p string) bool { return !under(p, dir) }) {
+		t.Errorf("readOnly(false) = %v leaves the writable places", all)
+	}
+	spec.Policy = ReadOnly
+	if got := spec.readOnly(false); got != nil {
+		t.Errorf("read-only policy: %v (it writes nothing anyway)", got)
+	}
+}
+
+// TestPlanSplitsTheFolderHoldingGit checks the per-entry fallback: .git
+// is readable, never writable; everything else in the workspace is.
+func TestPlanSplitsTheFolderHoldingGit(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	ws := filepath.Join(dir, "ws")
+	must(t, os.MkdirAll(filepath.Join(ws, ".git/hooks"), 0o755))
+	must(t, os.MkdirAll(filepath.Join(ws, "src"), 0o755))
+	must(t, os.WriteFile(filepath.Join(ws, "go.mod"), []byte("module x\n"), 0o644))
+	spec := Spec{Policy: WorkspaceWrite, Writable: []string{ws}}
+	gs := Plan(spec)
+	for path, want := range map[string]Access{ws: List, ws + "/.git": Read, ws + "/src": Write, ws + "/go.mod": Write} {
+		if g, ok := grantOf(gs, path); !ok || g.Access != want {
+			t.Errorf("%s: grant %+v (found %v), want access %d", path, g, ok, want)
+		}
+	}
+	for _, g := range gs {
+		if g.Access == Write && under(filepath.Join(ws, ".git"), g.Path) {
+			t.Errorf("grant %+v makes .git writable", g)
+		}
+	}
+	spec.Mount = true // the helper's mounts keep .git read-only instead
+	if g, ok := grantOf(Plan(spec), ws); !ok || g.Access != Write {
+		t.Errorf("with mounts, workspace grant = %+v, %v; want it writable whole", g, ok)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
