@@ -31,7 +31,9 @@ func scanEvent(row scanner, session string) (EventRecord, error) {
 
 // queryEvents runs a query for events of session, whose first argument
 // must be the session id.
-func (s *Store) queryEvents(ctx context.Context, q querier, op, query string, args ...any) ([]EventRecord, error) {
+// sizeHint, when above zero, is how many rows the query is expected to
+// return (at most), so the result is allocated once.
+func (s *Store) queryEvents(ctx context.Context, q querier, sizeHint int, op, query string, args ...any) ([]EventRecord, error) {
 	session, _ := args[0].(string)
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -39,8 +41,12 @@ func (s *Store) queryEvents(ctx context.Context, q querier, op, query string, ar
 	}
 	defer rows.Close()
 	var out []EventRecord
+	if sizeHint > 0 {
+		out = make([]EventRecord, 0, min(sizeHint, maxSizeHint))
+	}
+	dec := newEventDecoder(session)
 	for rows.Next() {
-		e, err := scanEvent(rows, session)
+		e, err := dec.decode(rows)
 		if err != nil {
 			return nil, classify(s.file, fmt.Errorf("%s: %w", op, err))
 		}
@@ -52,6 +58,9 @@ func (s *Store) queryEvents(ctx context.Context, q querier, op, query string, ar
 	return out, nil
 }
 
+// maxSizeHint bounds the rows queryEvents allocates for up front.
+const maxSizeHint = 1 << 20
+
 type querier interface {
 	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
 	QueryRowContext(context.Context, string, ...any) *sql.Row
@@ -61,7 +70,7 @@ type querier interface {
 // most limit of them (0: all). A reconnecting client passes the last seq
 // it saw. Every branch is included: this is the log, not a path.
 func (s *Store) Events(ctx context.Context, session string, afterSeq int64, limit int) ([]EventRecord, error) {
-	return s.queryEvents(ctx, s.r, "read events of session "+session,
+	return s.queryEvents(ctx, s.r, limit, "read events of session "+session,
 		`SELECT `+eventCols+` FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
 		session, afterSeq, limitOrAll(limit))
 }
@@ -108,7 +117,8 @@ func (s *Store) treePath(ctx context.Context, q querier, session string, leafSeq
 	// One range scan of every event up to the leaf, then a walk up the
 	// parent links in memory: cheaper than reading the tree first and the
 	// rows after, since a path is usually most of its session.
-	all, err := s.queryEvents(ctx, q, op,
+	// Seqs are 1…last without gaps, so there are at most leafSeq rows.
+	all, err := s.queryEvents(ctx, q, int(min(leafSeq, maxSizeHint)), op,
 		`SELECT `+eventCols+` FROM events WHERE session_id = ? AND seq <= ? ORDER BY seq`, session, leafSeq)
 	if err != nil {
 		return nil, err
