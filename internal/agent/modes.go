@@ -48,10 +48,9 @@ type routing struct {
 	project string
 	// scratch is the session's scratch directory ("" when none).
 	scratch string
-	// instructions is the block of instruction files (AGENTS.md…), every
-	// mode; skills the list of skills, names and descriptions (extend.go).
-	instructions string
-	skills       string
+	// ext is what the person and the project add to the prompt, read
+	// once per turn and shared with its sub-agents (extend.go).
+	ext *extensions
 }
 
 // ids is the run's id base.
@@ -206,6 +205,7 @@ func (r *run) useEnv(env tools.Env) {
 	if r.mode.gitOnly {
 		env.Commands = gitCommands(string(r.mode.name))
 	}
+	env.Skills = r.ext.skillList // found once for the turn (extend.go)
 	r.env = env
 	r.openScratch()
 }

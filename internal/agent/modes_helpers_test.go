@@ -34,6 +34,8 @@ type modeOpt struct {
 	shell bool
 	// lsp registers the eight code-intelligence tools (without servers).
 	lsp bool
+	// skill registers the skill tool.
+	skill bool
 }
 
 // newModeHarness is newHarness with the real read and search tools,
@@ -75,6 +77,9 @@ func newModeHarness(t *testing.T, o modeOpt) *harness {
 		}
 	} else {
 		list = append(list, shellTool{})
+	}
+	if o.skill {
+		list = append(list, tools.Skill{})
 	}
 	if o.lsp {
 		list = append(list, tools.LSP(nil, nil)...)

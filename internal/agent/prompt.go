@@ -89,7 +89,7 @@ func (r *run) systemPrompt() (string, error) {
 		Native: r.req.format == session.FormatNative, Has: r.offered, MaxIterations: r.cfg.MaxIterations,
 		Mode: string(r.mode.name), Intent: r.intent(), Subagent: r.depth > 0, Focus: r.hint, Words: subagentWords,
 		Security: r.mode.security, Project: r.project, Scratch: r.scratch,
-		Instructions: r.instructions, Skills: r.skills}
+		Instructions: r.ext.instructions, Skills: r.ext.skills}
 	d.Delegates = r.offered[tools.SubagentTool] && !r.offered["read_file"]
 	for _, n := range lspTools() {
 		d.LSP = d.LSP || r.offered[n]

@@ -116,6 +116,7 @@ func (a *Agent) newSubRun(ctx context.Context, parent *run, group string, m mode
 	r.depth, r.idBase, r.hint = parent.depth+1, group, req.ContextHint
 	r.user, r.attachWarnings = r.userMessage(in)
 	r.gates = gates{diag: parent.gates.diag}
+	r.ext = parent.ext // the turn's instructions and skills, read once
 	r.route(ctx, m)
 	env := parent.env
 	env.Emit, env.Subagents = r.emit, nil

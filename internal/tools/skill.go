@@ -39,7 +39,10 @@ func (t Skill) Run(_ context.Context, env *Env, args Args) (*Result, error) {
 	name, _ := args.String("name", "skill")
 	name = strings.TrimSpace(name)
 	file, _ := args.String("file", "path")
-	list, _ := skills.Discover(env.Workspace, t.UserDir)
+	list := env.Skills
+	if list == nil {
+		list, _ = skills.Discover(env.Workspace, t.UserDir)
+	}
 	s, ok := skills.Find(list, name)
 	if !ok {
 		var names []string

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/olly-agent/olly/internal/skills"
 	"github.com/olly-agent/olly/internal/workspace"
 )
 
@@ -55,5 +56,35 @@ func TestSkillTool(t *testing.T) {
 	}
 	if res := run(map[string]any{"name": "nope"}); !strings.Contains(res.Content, "Skills: notes, release") {
 		t.Errorf("unknown skill: %q", res.Content)
+	}
+}
+
+// With the turn's skills in Env.Skills the tool answers from them and does
+// not look on disk again.
+func TestSkillToolUsesTheTurnsSkills(t *testing.T) {
+	dir, given := t.TempDir(), t.TempDir()
+	for p, c := range map[string]string{
+		filepath.Join(dir, ".olly/skills/ondisk/SKILL.md"): "---\ndescription: on disk\n---\nDISK BODY\n",
+		filepath.Join(given, "SKILL.md"):                   "---\ndescription: given\n---\nGIVEN BODY\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, err := workspace.New([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Workspace: ws, Skills: []skills.Skill{{Name: "given", Description: "given", Dir: given}}}
+	res, err := Skill{}.Run(context.Background(), env, ArgsOf(map[string]any{"name": "given"}))
+	if err != nil || res.IsError || !strings.Contains(res.Content, "GIVEN BODY") {
+		t.Errorf("given: %+v, %v", res, err)
+	}
+	res, err = Skill{}.Run(context.Background(), env, ArgsOf(map[string]any{"name": "ondisk"}))
+	if err != nil || !res.IsError || !strings.Contains(res.Content, "Skills: given.") {
+		t.Errorf("a skill not in Env.Skills: %+v, %v", res, err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/shell"
+	"github.com/olly-agent/olly/internal/skills"
 	"github.com/olly-agent/olly/internal/workspace"
 )
 
@@ -113,6 +114,9 @@ type Env struct {
 	// Subagents runs run_subagent's sub-agents (subagent.go); the agent
 	// sets it per call. Nil: run_subagent is unavailable.
 	Subagents SubagentRunner
+	// Skills are the turn's skills, found once at its start and shared
+	// with its sub-agents; nil: the skill tool looks for them itself.
+	Skills []skills.Skill
 	// External supplies the tools of the turn's MCP servers; the agent
 	// lists them into Extra when the mode offers them. Nil: none.
 	External ToolSource
