@@ -31,13 +31,13 @@ type SessionRefusal struct {
 // CompleteFilesRequest asks for workspace files matching what was typed
 // after an @.
 type CompleteFilesRequest struct {
-	Query string `json:"query" doc:"text the path contains (case-insensitive); empty lists the shortest paths"`
+	Query string `json:"query" doc:"what was typed after the @, matched without regard to case (see above); empty lists the shortest paths"`
 	Limit int    `json:"limit,omitempty" doc:"at most this many (default and maximum 30)"`
 }
 
-// CompleteFilesResult lists the matching files, shortest path first.
+// CompleteFilesResult lists the matching files, best match first.
 type CompleteFilesResult struct {
-	Files []string `json:"files" doc:"workspace-relative paths, ignored files left out"`
+	Files []string `json:"files" doc:"workspace-relative paths, best match first, ignored files left out"`
 }
 
 // PromptHistoryRequest asks for prompts typed earlier.

@@ -54,6 +54,10 @@ type App struct {
 	Agent     *agent.Agent
 	// Sandbox confines the commands of every session.
 	Sandbox *sandbox.Sandbox
+	// Files caches the workspaces' file listings for @file completion,
+	// shared by every frontend of this process (TUI, RPC, each web
+	// connection).
+	Files *workspace.FileIndex
 
 	policy approval.Policy
 	// extraRoots widen every session's workspace (--add-dir,
@@ -74,7 +78,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		return nil, errors.New("app: settings and store are required")
 	}
 	a := &App{Config: opts.Config, Log: opts.Log, Provider: opts.Provider, Store: opts.Store, policy: opts.Approvals,
-		now: time.Now, Sandbox: opts.Sandbox}
+		now: time.Now, Sandbox: opts.Sandbox, Files: workspace.NewFileIndex(workspace.FileIndexOptions{})}
 	if a.Sandbox == nil {
 		a.Sandbox = sandbox.New("")
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os/exec"
 	"strings"
@@ -16,9 +15,6 @@ import (
 	"github.com/olly-agent/olly/internal/ui/tui"
 	"github.com/olly-agent/olly/internal/workspace"
 )
-
-// maxCompletionFiles bounds the files @ completion lists.
-const maxCompletionFiles = 20000
 
 // interactive reports whether olly without -p opens the terminal UI: both
 // stdin and stdout are a terminal.
@@ -128,7 +124,7 @@ func tuiDeps(a *app.App, dir string) tui.Deps {
 		Checkpoints:  a.Checkpoints,
 		Commands:     a.Sessions.Commands,
 		Models:       catalog.List,
-		Files:        func(ctx context.Context) ([]string, error) { return workspaceFiles(ctx, dir) },
+		Files:        func(ctx context.Context) (*workspace.FileList, error) { return workspaceFiles(ctx, a.Files, dir) },
 		Branch:       func() string { return branch },
 		PendingStats: a.Store.PendingStats,
 		SearchSessions: func(ctx context.Context, query string) ([]store.SessionMatch, string, error) {
@@ -147,20 +143,16 @@ func tuiDeps(a *app.App, dir string) tui.Deps {
 	}
 }
 
-// workspaceFiles lists the workspace's files for @ completion, honouring
-// .gitignore, at most maxCompletionFiles.
-func workspaceFiles(ctx context.Context, dir string) ([]string, error) {
+// workspaceFiles lists the workspace's files for @ completion from the
+// process's shared cache (gitignore-aware, bounded: workspace.FileIndex).
+func workspaceFiles(ctx context.Context, idx *workspace.FileIndex, dir string) (*workspace.FileList, error) {
 	ws, err := workspace.New([]string{dir})
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	files, err := ws.Files(ctx, maxCompletionFiles)
-	if err != nil {
-		return nil, fmt.Errorf("list the workspace's files: %w", err)
-	}
-	return files, nil
+	return idx.Files(ctx, ws)
 }
 
 // gitBranch is the workspace's current git branch ("" outside git).

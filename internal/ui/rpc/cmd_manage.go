@@ -1,9 +1,7 @@
 package rpc
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/olly-agent/olly/internal/store"
@@ -11,11 +9,10 @@ import (
 	"github.com/olly-agent/olly/rpcproto"
 )
 
-// Limits of file completion (the answers at most, and how much of a large
-// workspace is walked to find them) and of prompt history.
+// Limits of file completion (the answers at most; workspace.FileIndex
+// bounds the listing) and of prompt history.
 const (
 	completeMax     = 30
-	completeWalk    = 50000
 	historyDefault  = 100
 	historyMaxLimit = 1000
 )
@@ -23,7 +20,7 @@ const (
 func manageCommands() []*command {
 	return []*command{
 		def(rpcproto.CmdDeleteSessions, "Delete stored sessions with their events and checkpoints. The current session and sessions generating (here or in another olly) are refused, each named with why; the others are deleted.", false, runDeleteSessions),
-		def(rpcproto.CmdCompleteFiles, "Workspace files whose path contains the query (case-insensitive), shortest first, ignored files left out: what an @file completes to.", true, runCompleteFiles),
+		def(rpcproto.CmdCompleteFiles, "Workspace files matching the query, without regard to case, best first: those whose file name contains it, then those whose path contains it, then those holding its characters in order (fuzzy), shorter paths first within each; ignored files left out. What an @file completes to, the same matching as the TUI's; the listing is cached and refreshed when the workspace's directories change.", true, runCompleteFiles),
 		def(rpcproto.CmdGetPromptHistory, "Prompts typed earlier in this workspace (or every one), newest first, or the ones matching a query: for recall with the arrow keys. Kept apart from the sessions: deleting a session keeps its prompts here.", false, runPromptHistory),
 	}
 }
@@ -56,24 +53,15 @@ func runCompleteFiles(ctx context.Context, s *Server, _ *call, req rpcproto.Comp
 	if err != nil {
 		return rpcproto.CompleteFilesResult{}, err
 	}
-	files, err := ws.Files(ctx, completeWalk)
-	if err != nil {
-		return rpcproto.CompleteFilesResult{}, err
-	}
-	q := strings.ToLower(req.Query)
-	out := []string{}
-	for _, f := range files {
-		if strings.Contains(strings.ToLower(f), q) {
-			out = append(out, f)
-		}
-	}
-	// Shorter paths first: the likelier match for what was typed.
-	slices.SortFunc(out, func(a, b string) int { return cmp.Or(cmp.Compare(len(a), len(b)), strings.Compare(a, b)) })
 	limit := completeMax
 	if req.Limit > 0 {
 		limit = min(req.Limit, completeMax)
 	}
-	return rpcproto.CompleteFilesResult{Files: out[:min(len(out), limit)]}, nil
+	files, err := s.opts.Files.Complete(ctx, ws, req.Query, limit)
+	if err != nil {
+		return rpcproto.CompleteFilesResult{}, err
+	}
+	return rpcproto.CompleteFilesResult{Files: files}, nil
 }
 
 func runPromptHistory(ctx context.Context, s *Server, _ *call, req rpcproto.PromptHistoryRequest) (rpcproto.PromptHistoryResult, error) {

@@ -19,6 +19,7 @@ import (
 	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/workspace"
 	"github.com/olly-agent/olly/rpcproto"
 )
 
@@ -99,6 +100,11 @@ type Options struct {
 	// Levels reads and sets the sessions' thinking levels
 	// (set_thinking_level, cycle_thinking_level, get_state).
 	Levels Thinking
+	// Files lists and matches a workspace's files for complete_files
+	// (*workspace.FileIndex, which the composition root shares between
+	// frontends so its cache serves them all); nil: a cache of this
+	// connection's own.
+	Files FileCompleter
 	// Settings reads and writes the settings and the per-model table
 	// (get_settings, set_setting, test_connection, list_models,
 	// set_model_enabled, set_model_context).
@@ -122,6 +128,11 @@ type Runner interface {
 	// Go runs fn in a goroutine the runner waits for, with the runner's
 	// context.
 	Go(fn func(ctx context.Context))
+}
+
+// FileCompleter completes @file mentions (*workspace.FileIndex).
+type FileCompleter interface {
+	Complete(ctx context.Context, w *workspace.Workspace, query string, limit int) ([]string, error)
 }
 
 // AutoCompaction is the agent's automatic context compaction switch.
@@ -208,6 +219,9 @@ func newServer(opts Options) (*Server, error) {
 	}
 	if opts.MaxLine <= 0 {
 		opts.MaxLine = DefaultMaxLine
+	}
+	if opts.Files == nil {
+		opts.Files = workspace.NewFileIndex(workspace.FileIndexOptions{})
 	}
 	s := &Server{opts: opts, out: &lineWriter{w: opts.Out}, failed: make(chan struct{}),
 		sessionID: opts.SessionID, reviews: map[string]*checkpoint.ReviewSession{}}

@@ -16,6 +16,7 @@ import (
 	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // newModel is a model at a fixed size, palette and clock.
@@ -130,11 +131,11 @@ func TestGoldenScreens(t *testing.T) {
 		{"help", 100, 50, nil, func() []tea.Msg { return []tea.Msg{historyMsg{}, press("?")} }},
 		{"commands", 90, 24, nil, func() []tea.Msg { return append([]tea.Msg{historyMsg{}}, typed("/m")...) }},
 		{"files", 90, 24, func() Deps {
-			return Deps{Files: func(context.Context) ([]string, error) {
-				return []string{"README.md", "cmd/olly/main.go", "internal/ui/tui/model.go", "go.mod"}, nil
+			return Deps{Files: func(context.Context) (*workspace.FileList, error) {
+				return workspace.NewFileList([]string{"README.md", "cmd/olly/main.go", "internal/ui/tui/model.go", "go.mod"}), nil
 			}}
 		}, func() []tea.Msg {
-			return append([]tea.Msg{historyMsg{}, filesMsg{files: []string{"README.md", "cmd/olly/main.go", "internal/ui/tui/model.go", "go.mod"}}}, typed("look at @mod")...)
+			return append([]tea.Msg{historyMsg{}, filesMsg{files: workspace.NewFileList([]string{"README.md", "cmd/olly/main.go", "internal/ui/tui/model.go", "go.mod"})}}, typed("look at @mod")...)
 		}},
 		{"picker_mode", 90, 20, nil, func() []tea.Msg { return append([]tea.Msg{historyMsg{}}, append(typed("/mode"), press("enter"))...) }},
 		{"picker_model", 90, 20, func() Deps {

@@ -10,6 +10,7 @@ import (
 	"github.com/sahilm/fuzzy"
 
 	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // maxInputLines is the most lines the editor grows to.
@@ -31,10 +32,11 @@ type editor struct {
 	histPos int
 	draft   string
 
-	comp  *completion
-	files []string
-	// filesAsked is set once the file list was requested.
-	filesAsked bool
+	comp *completion
+	// files is the workspace's file list (nil until loaded); it is asked
+	// for again each time an @ completion opens, from the shared cache
+	// (workspace.FileIndex), so files made meanwhile are offered.
+	files *workspace.FileList
 
 	view    []string
 	viewKey editorKey
@@ -184,10 +186,17 @@ const (
 	compHistory
 )
 
+// maxShown bounds a completion list.
+const maxShown = 50
+
 // completion is the list under the cursor: @files, /commands, or history.
 type completion struct {
 	kind  int
 	start int // byte offset of the token in the input
+	// files holds the paths of an @ completion, matched as every
+	// frontend matches them (workspace.FileList.Match); all the
+	// entries of the others.
+	files *workspace.FileList
 	all   []string
 	descs map[string]string
 	shown []string
@@ -196,15 +205,19 @@ type completion struct {
 
 func (c *completion) filter(q string) {
 	c.shown = c.shown[:0]
-	if q == "" {
+	if c.kind == compFile {
+		if c.files != nil {
+			c.shown = append(c.shown, c.files.Match(q, maxShown)...)
+		}
+	} else if q == "" {
 		c.shown = append(c.shown, c.all...)
 	} else {
 		for _, mt := range fuzzy.Find(q, c.all) {
 			c.shown = append(c.shown, mt.Str)
 		}
 	}
-	if len(c.shown) > 50 {
-		c.shown = c.shown[:50]
+	if len(c.shown) > maxShown {
+		c.shown = c.shown[:maxShown]
 	}
 	if c.sel >= len(c.shown) {
 		c.sel = 0
@@ -241,22 +254,20 @@ func (e *editor) refreshCompletion() tea.Cmd {
 		return nil
 	}
 	c := e.comp
+	var load tea.Cmd
 	if c == nil || c.kind != compFile {
 		c = &completion{kind: compFile}
+		load = e.loadFiles()
 	}
 	c.start = len(val) - len(line) + at
-	c.all = e.files
+	c.files = e.files
 	c.filter(line[at+1:])
 	e.comp = c
-	if !e.filesAsked {
-		e.filesAsked = true
-		return e.loadFiles()
-	}
-	return nil
+	return load
 }
 
 // filesMsg carries the workspace's files.
-type filesMsg struct{ files []string }
+type filesMsg struct{ files *workspace.FileList }
 
 func (e *editor) loadFiles() tea.Cmd {
 	m := e.m
@@ -311,7 +322,7 @@ func (e *editor) completionLines(m *Model) []string {
 	case compHistory:
 		out = append(out, st.muted.Render("history search (type to filter, ↑/↓, Enter or Tab picks, Esc closes)"))
 	case compFile:
-		if len(c.all) == 0 {
+		if c.files == nil {
 			return []string{st.muted.Render("  listing files…")}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/timeline"
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // Sessions is what the TUI asks of the session service (*session.Service).
@@ -43,8 +44,9 @@ type Deps struct {
 	Checkpoints func(ctx context.Context, sessionID string) (*checkpoint.Manager, error)
 	// Models lists the server's models for the model picker.
 	Models func(ctx context.Context) ([]models.Model, error)
-	// Files lists the workspace's files (gitignore-aware) for @ completion.
-	Files func(ctx context.Context) ([]string, error)
+	// Files lists the workspace's files (gitignore-aware) for @
+	// completion: a workspace.FileIndex's cached listing.
+	Files func(ctx context.Context) (*workspace.FileList, error)
 	// Branch is the workspace's git branch, for the status line.
 	Branch func() string
 	// PendingStats are the sessions' pending changes (+N −N badges).
