@@ -3,7 +3,9 @@ package workspace
 import (
 	"context"
 	"os"
-	"runtime"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -11,9 +13,10 @@ import (
 // BenchmarkFileIndex measures @file completion on a large tree: Go's own
 // sources (GOROOT/src, about 15,000 files), as a keystroke costs it.
 func BenchmarkFileIndex(b *testing.B) {
-	src := runtime.GOROOT() + "/src"
-	if _, err := os.Stat(src); err != nil {
-		b.Skipf("no Go source tree at %s", src)
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	src := filepath.Join(strings.TrimSpace(string(out)), "src")
+	if _, serr := os.Stat(src); err != nil || serr != nil {
+		b.Skipf("no Go source tree at %s (go env GOROOT: %v)", src, err)
 	}
 	w := newWS(b, []string{src})
 	ctx := context.Background()
