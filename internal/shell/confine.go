@@ -55,24 +55,35 @@ func sameSpec(a, b sandbox.Spec) bool {
 
 // dirStamp is what a long-lived bash's sandbox depends on that can change
 // after it started: a directory the rules split into its entries (one
-// that holds a protected path: home, /etc…), whose later entries no rule
-// covers, or an allowed place that did not exist yet (a build cache made
-// later), which no rule covers either. Either changing means the next
-// command gets a new bash, whose rules are made afresh.
+// that holds a protected path), whose later entries no rule covers (and
+// whose entries replaced by a rename lose theirs: the kernel's rules
+// attach to inodes), or an allowed place that did not exist yet (a build
+// cache made later), which no rule covers either. Either changing means
+// the next command gets a new bash, whose rules are made afresh.
 type dirStamp struct {
 	path   string
 	mtime  time.Time
 	exists bool
 }
 
-// stampsFor lists the dirStamps of spec.
-func stampsFor(spec sandbox.Spec) []dirStamp {
+// stampsFor lists the dirStamps of spec. Split directories are watched
+// where people and olly's own tools make files: in the places the spec
+// lets commands write (a workspace root that holds a protected path) and
+// in the home folder. System directories split only on the way down to a
+// protected path (/, /dev/shm that holds olly's state, /tmp when a home
+// lies in it) are not: other programs add entries there all the time, and
+// a command rarely needs one made after its session's bash started.
+func stampsFor(spec sandbox.Spec, home string) []dirStamp {
 	if spec.Policy == sandbox.Unsandboxed {
 		return nil
 	}
+	watched := slices.Concat(spec.Writable, spec.Own)
+	if home != "" {
+		watched = append(watched, home)
+	}
 	var out []dirStamp
 	for _, g := range sandbox.Plan(spec) {
-		if g.Access == sandbox.List {
+		if g.Access == sandbox.List && slices.ContainsFunc(watched, func(w string) bool { return within(w, g.Path) || within(realPath(w), g.Path) }) {
 			out = append(out, stamp(g.Path))
 		}
 	}
@@ -82,6 +93,15 @@ func stampsFor(spec sandbox.Spec) []dirStamp {
 		}
 	}
 	return out
+}
+
+// realPath is p with symbolic links resolved, or p if that fails (the
+// rules name resolved paths).
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 func stamp(path string) dirStamp {

@@ -78,7 +78,7 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 	// (what bash started is ended by the next olly, see endLeftovers).
 	cmd.SysProcAttr = sysProcAttr()
 	_ = os.Remove(filepath.Join(s.dir, "exit"))
-	stamps := stampsFor(spec)
+	stamps := stampsFor(spec, sandbox.Home())
 	waitc, err := s.m.opts.Sandbox.Start(cmd, spec)
 	_, _ = wakeR.Close(), frW.Close()
 	if err != nil {
