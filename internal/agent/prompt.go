@@ -9,6 +9,7 @@ import (
 	"text/template"
 
 	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/toolcall"
 	"github.com/olly-agent/olly/internal/tools"
 	"github.com/olly-agent/olly/internal/workspace"
 )
@@ -45,6 +46,12 @@ type promptData struct {
 	// Tools are described in the prompt for text tool calling.
 	Tools     []promptTool
 	ToolNames []string
+	// Dialect is the tool-call markup of the model's template
+	// (toolcall.TemplateDialect; "" when unknown: olly's <tool_call>
+	// JSON), in which text tool calls are asked for; CallExample is a
+	// call written in it.
+	Dialect     string
+	CallExample string
 	// Has says which tools are offered, so sections mention only those.
 	Has           map[string]bool
 	MaxIterations int
@@ -101,6 +108,12 @@ func (r *run) systemPrompt() (string, error) {
 		d.ToolNames = append(d.ToolNames, s.Name)
 		d.Tools = append(d.Tools, promptTool{Name: s.Name, Description: s.Description, Parameters: compactJSON(s.Parameters)})
 	}
+	if !d.Native {
+		var err error
+		if d.Dialect, d.CallExample, err = r.callExample(); err != nil {
+			return "", err
+		}
+	}
 	name := "mode.md" // the read-only modes and sub-agents
 	if r.mode.orchestrator {
 		name = "system.md"
@@ -119,4 +132,27 @@ func compactJSON(raw []byte) string {
 		return string(raw)
 	}
 	return b.String()
+}
+
+// callExample is the example call of the text tool-call format, written
+// in the model's dialect: a read_file, a run_subagent when the run
+// delegates reading, else a call of the first tool offered ("" without
+// tools).
+func (r *run) callExample() (dialect, example string, err error) {
+	var name, args string
+	switch {
+	case r.offered["read_file"]:
+		name, args = "read_file", `{"path": "src/main.go"}`
+	case r.offered[tools.SubagentTool]:
+		name, args = tools.SubagentTool, `{"task": "Find where the config file is parsed and list its keys", "title": "Find config parsing"}`
+	case len(r.req.specs) > 0:
+		name, args = r.req.specs[0].Name, `{}`
+	default:
+		return string(r.req.dialect), "", nil
+	}
+	example, err = toolcall.FormatCall(r.req.dialect, name, []byte(args))
+	if err != nil {
+		return "", "", fmt.Errorf("render the system prompt: %w", err)
+	}
+	return string(r.req.dialect), example, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/toolcall"
 )
 
 // requestBuilder builds a turn's chat requests and keeps them inside the
@@ -29,9 +30,13 @@ type requestBuilder struct {
 	system func() string
 
 	format session.Format
-	specs  []llm.Tool // offered to the model
-	think  *llm.Think // the thinking level sent
-	vision bool       // the model reads images
+	// dialect is the tool-call markup of the model's template
+	// (toolcall.TemplateDialect): text tool calls are asked for in it and
+	// read with it first.
+	dialect toolcall.Format
+	specs   []llm.Tool // offered to the model
+	think   *llm.Think // the thinking level sent
+	vision  bool       // the model reads images
 	// compactedAt and retriedAt are the iterations of the last compaction
 	// and of the last overflow retry (0: none).
 	compactedAt int

@@ -14,6 +14,7 @@ import (
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/toolcall"
 	"github.com/olly-agent/olly/internal/tools"
 )
 
@@ -235,7 +236,7 @@ func (r *run) begin(ctx context.Context) bool {
 		r.fail(ctx, r.noVision(ctx))
 		return false
 	}
-	r.req.format = session.FormatNative
+	r.req.format, r.req.dialect = session.FormatNative, toolcall.TemplateDialect(d.Template)
 	if !d.Capabilities.Tools {
 		r.req.format = session.FormatText
 		r.warnTextTools(ctx)
@@ -284,7 +285,7 @@ func (r *run) emit(ctx context.Context, p event.Payload) error {
 // refused tools (model.go: text tool calls from now on) or the prompt did
 // not fit after all (request.go: compacted, once).
 func (r *run) stream(ctx context.Context) *streamResult {
-	s := &streamer{provider: r.a.provider, clock: r.a.clock, emit: r.emit, iter: r.iter, known: r.offered}
+	s := &streamer{provider: r.a.provider, clock: r.a.clock, emit: r.emit, iter: r.iter, known: r.offered, prefer: r.req.dialect}
 	ctx = r.withRetryHooks(ctx) // retry.go: retries become model_retry events
 	return s.send(ctx, func() *llm.ChatRequest { return r.req.prepare(ctx, r.iter) },
 		func(res *streamResult) bool { return r.toolsRefused(ctx, res) || r.req.overflowed(ctx, r.iter, res) })

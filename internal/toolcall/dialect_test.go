@@ -104,3 +104,88 @@ func FuzzTemplateDialect(f *testing.F) {
 		}
 	})
 }
+
+// TestFormatCallRoundTrip: what FormatCall writes in each dialect (the
+// example of the system prompt) is read back by Extract as the same call,
+// streamed byte by byte too, and nothing of it is displayed.
+func TestFormatCallRoundTrip(t *testing.T) {
+	args := `{"path": "src/a \"b\".go", "limit": 20, "recursive": true, "tags": ["x", "y"], "opts": {"k": null}, "text": "line 1\nline 2\ttab ü"}`
+	// The element-text dialects cannot tell 20 from "20".
+	asText := `{"path": "src/a \"b\".go", "limit": "20", "recursive": "true", "tags": ["x", "y"], "opts": {"k": null}, "text": "line 1\nline 2\ttab ü"}`
+	// Qwen3-Coder's <parameter=…> values stay strings, lists too (see
+	// docs/toolcall.md).
+	allText := `{"path": "src/a \"b\".go", "limit": "20", "recursive": "true", "tags": "[\"x\", \"y\"]", "opts": "{\"k\": null}", "text": "line 1\nline 2\ttab ü"}`
+	for _, d := range append([]dialectMarker{{format: ""}}, dialectMarkers...) {
+		t.Run(string(d.format), func(t *testing.T) {
+			text, err := FormatCall(d.format, "read_file", []byte(args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want{format: d.format, name: "read_file", args: args}
+			switch d.format {
+			case "":
+				w.format = FormatXML
+			case FormatFunction:
+				w.format = FormatXML // Qwen3-Coder's form sits in <tool_call> tags
+				w.args = allText
+			case FormatGLM, FormatInvoke:
+				w.args = asText
+			case FormatKimi:
+				w.id = "functions.read_file:0"
+			}
+			in := "Let me look.\n" + text + "\nDone."
+			checkCalls(t, in, Extract(in, knownOpts), []want{w})
+			if got := Strip(in, knownOpts); got != "Let me look.\n\nDone." {
+				t.Errorf("display %q", got)
+			}
+			f := NewFilter(knownOpts)
+			var shown strings.Builder
+			for i := range len(in) {
+				shown.WriteString(f.Write(in[i : i+1]))
+			}
+			shown.WriteString(f.Flush())
+			if shown.String() != "Let me look.\n\nDone." {
+				t.Errorf("streamed display %q", shown.String())
+			}
+			checkCalls(t, in, f.Calls(), []want{w})
+		})
+	}
+	if _, err := FormatCall(FormatXML, "read_file", []byte(`[1]`)); err == nil {
+		t.Error("arguments that are not an object were accepted")
+	}
+	if _, err := FormatCall(FormatFence, "read_file", []byte(`{}`)); err == nil {
+		t.Error("a format that is no dialect was accepted")
+	}
+}
+
+// TestPreferredDialect: Options.Prefer changes the readings that are
+// ambiguous, and only for the preferred dialect; other formats still read.
+func TestPreferredDialect(t *testing.T) {
+	preferBare := Options{Known: testKnown, Prefer: FormatBare}
+	preferGLM := Options{Known: testKnown, Prefer: FormatGLM}
+	mixed := "{\"name\": \"list_files\", \"arguments\": {}}\n<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}</tool_call>"
+	spaced := "<tool_call>read_file  \n<arg_key>path</arg_key>\n<arg_value>a.go</arg_value>\n</tool_call>"
+	cut := "I'll read it.\n<tool_call>read_fi"
+	runExtractCases(t, []extractCase{
+		{name: "bare and tagged: tagged only by default", opts: knownOpts, in: mixed,
+			want: []want{{format: FormatXML, name: "read_file", args: `{"path":"a"}`}}, display: "\n"},
+		{name: "bare and tagged: both for a bare-JSON model", opts: preferBare, in: mixed,
+			want:    []want{{format: FormatBare, name: "list_files", args: `{}`}, {format: FormatXML, name: "read_file", args: `{"path":"a"}`}},
+			display: "\n"},
+		{name: "a bare-JSON model that drifts to GLM", opts: preferBare, in: "<tool_call>read_file\n<arg_key>path</arg_key>\n<arg_value>b</arg_value>\n</tool_call>",
+			want: []want{{format: FormatGLM, name: "read_file", args: `{"path":"b"}`}}},
+		{name: "spaces after a GLM name: prose by default", opts: knownOpts, in: spaced,
+			want: []want{{format: FormatXML, problem: true}}, display: "read_file  \n<arg_key>path</arg_key>\n<arg_value>a.go</arg_value>\n"},
+		{name: "spaces after a GLM name: a call for a GLM model", opts: preferGLM, in: spaced,
+			want: []want{{format: FormatGLM, name: "read_file", args: `{"path":"a.go"}`}}},
+		{name: "a GLM name cut off: prose by default", opts: knownOpts, in: cut,
+			want: []want{{format: FormatXML, problem: true}}, display: "I'll read it.\nread_fi"},
+		{name: "a GLM name cut off: a cut-off call for a GLM model", opts: preferGLM, in: cut,
+			want: []want{{format: FormatGLM, name: "read_fi", args: `{}`, repaired: true}}, display: "I'll read it.\n"},
+		{name: "a GLM model that drifts to JSON in tags", opts: preferGLM, in: `<tool_call>{"name": "read_file", "arguments": {"path": "c"}}</tool_call>`,
+			want: []want{{format: FormatXML, name: "read_file", args: `{"path":"c"}`}}},
+	})
+	if c := Extract(cut, preferGLM); len(c) != 1 || !c[0].Incomplete {
+		t.Errorf("the cut-off GLM call is not Incomplete: %s", dumpCalls(c))
+	}
+}

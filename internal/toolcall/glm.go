@@ -72,7 +72,18 @@ func (g *glmParser) step(s *scanner) bool {
 		if g.cur == len(buf) {
 			return false
 		}
+		next := g.cur
+		if s.prefer == FormatGLM {
+			// The model writes this layout: spaces after the name are slips.
+			for next < len(buf) && (buf[next] == ' ' || buf[next] == '\t') {
+				next++
+			}
+			if next == len(buf) {
+				return false
+			}
+		}
 		g.fname = string(buf[g.start:g.cur])
+		g.cur = next
 		g.st = glBody
 		if c := buf[g.cur]; c != '\n' && c != '\r' && c != '<' && c != '{' {
 			// GLM ends the name with a newline: "<tool_call> tags" is prose.
@@ -169,8 +180,18 @@ func (g *glmParser) body(s *scanner) bool {
 func (g *glmParser) cutOff(s *scanner) {
 	switch g.st {
 	case glName:
-		// A word at the very end cannot be told from prose.
-		g.notGLM = true
+		if s.prefer != FormatGLM {
+			// A word at the very end cannot be told from prose.
+			g.notGLM = true
+			break
+		}
+		// From a model that writes this layout, it is a call cut off.
+		end := g.start
+		for end < len(s.buf) && isNameByte(s.buf[end]) && end-g.start < maxNameLen {
+			end++
+		}
+		g.fname = string(s.buf[g.start:end])
+		g.cut = true
 	case glKey, glAfterKey:
 		g.cut = true
 	case glValue:

@@ -103,7 +103,7 @@ func TestGeneratedResponses(t *testing.T) {
 			t.Fatalf("seed %d: the stripped text still holds calls: %s", seed, dumpCalls(again))
 		}
 		checkStreaming(t, text, knownOpts)
-		vis, streamed := streamCompacting(text, []int{1, 4, 2}, 0)
+		vis, streamed := streamCompacting(text, knownOpts, []int{1, 4, 2}, 0)
 		if vis != display.String() || dumpCalls(streamed) != dumpCalls(Extract(text, knownOpts)) {
 			t.Fatalf("seed %d: streaming with eager compaction differs: %q", seed, vis)
 		}
@@ -139,8 +139,11 @@ func FuzzExtract(f *testing.F) {
 		markers = append(markers, d.begin, d.end, d.callBegin, d.callEnd)
 	}
 	f.Fuzz(func(t *testing.T, text string, chunkSeed uint64) {
-		calls := Extract(text, knownOpts)
-		shown := Strip(text, knownOpts)
+		// The seed also picks the preferred dialect: none, or one of those
+		// that change readings (Options.Prefer).
+		opts := Options{Known: testKnown, Prefer: []Format{"", FormatBare, FormatGLM}[chunkSeed%3]}
+		calls := Extract(text, opts)
+		shown := Strip(text, opts)
 		for _, m := range markers {
 			if strings.Contains(shown, m) {
 				t.Fatalf("Strip(%q) = %q contains %s", text, shown, m)
@@ -165,13 +168,13 @@ func FuzzExtract(f *testing.F) {
 				}
 			}
 		}
-		for _, c := range Extract(shown, knownOpts) {
+		for _, c := range Extract(shown, opts) {
 			if c.Format == FormatXML || c.Format == FormatBracket {
 				t.Fatalf("stripped text %q still holds a %s call", shown, c.Format)
 			}
 		}
 		for _, compactMin := range []int{4096, 0} {
-			vis, streamed := streamCompacting(text, randomSizes(chunkSeed, 32, 9), compactMin)
+			vis, streamed := streamCompacting(text, opts, randomSizes(chunkSeed, 32, 9), compactMin)
 			if vis != shown {
 				t.Fatalf("streamed display %q, Strip %q (input %q)", vis, shown, text)
 			}
@@ -185,8 +188,8 @@ func FuzzExtract(f *testing.F) {
 // streamCompacting is stream with the filter dropping text it no longer
 // needs as soon as it can (compactMin 0), so that short fuzz inputs
 // exercise what long responses do.
-func streamCompacting(text string, sizes []int, compactMin int) (string, []Call) {
-	f := NewFilter(knownOpts)
+func streamCompacting(text string, opts Options, sizes []int, compactMin int) (string, []Call) {
+	f := NewFilter(opts)
 	f.s.compactMin = compactMin
 	var b strings.Builder
 	for i, k := 0, 0; i < len(text); k++ {

@@ -47,11 +47,12 @@ type markup interface {
 // by construction. It keeps the text from the start of any open markup, so
 // that a candidate which turns out to be prose can be re-read.
 type scanner struct {
-	known map[string]bool
-	buf   []byte
-	base  int  // offset in the whole text of buf[0]
-	pos   int  // next byte of prose to examine
-	eof   bool // no more input will come
+	known  map[string]bool
+	prefer Format // Options.Prefer
+	buf    []byte
+	base   int  // offset in the whole text of buf[0]
+	pos    int  // next byte of prose to examine
+	eof    bool // no more input will come
 	// noCand is the offset before which '{', '[{' and ```json fences do not
 	// start candidates: text a released candidate covered is prose, and is
 	// re-read only for tags so that "<tool_call>" cannot hide inside it.
@@ -70,7 +71,7 @@ type scanner struct {
 }
 
 func newScanner(opts Options, keepProse bool) *scanner {
-	return &scanner{known: opts.Known, keepProse: keepProse, rm: newDisplayRemover(), compactMin: 4096}
+	return &scanner{known: opts.Known, prefer: opts.Prefer, keepProse: keepProse, rm: newDisplayRemover(), compactMin: 4096}
 }
 
 // run advances as far as the input allows.
@@ -154,11 +155,15 @@ func (s *scanner) record(calls []Call, from, to int) {
 
 // calls returns the calls found so far: the tagged ones if there are any,
 // else the bare ones (seed: the bare fallback applies only when the primary
-// formats found nothing).
+// formats found nothing) — both, in text order, for a model whose dialect
+// is bare JSON.
 func (s *scanner) calls() []Call {
 	src := s.tagged
-	if len(src) == 0 {
+	switch {
+	case len(src) == 0:
 		src = s.bare
+	case s.prefer == FormatBare && len(s.bare) > 0:
+		src = mergeCalls(s.tagged, s.bare)
 	}
 	if len(src) == 0 {
 		return nil
@@ -169,6 +174,19 @@ func (s *scanner) calls() []Call {
 		out[i].Index = i
 	}
 	return out
+}
+
+// mergeCalls merges two lists of calls, each in text order, into one.
+func mergeCalls(a, b []Call) []Call {
+	out := make([]Call, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if b[0].Start < a[0].Start {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // isTrigger marks the bytes at which markup may start. It is never

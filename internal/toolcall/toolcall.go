@@ -42,6 +42,15 @@ type Options struct {
 	// an empty Known they never count. Tagged formats are not filtered: a
 	// call to an unknown tool there is reported to the model as such.
 	Known map[string]bool
+	// Prefer is the dialect the model was trained on (TemplateDialect of
+	// its template; "" when unknown). Every format is still read — a model
+	// drifts — but where the text reads two ways, the dialect's reading
+	// wins: with FormatBare, bare and fenced JSON calls of known tools count
+	// alongside tagged calls instead of only when there are none; with
+	// FormatGLM, "<tool_call>name" cut off by the end of the text is a call
+	// cut off (Incomplete, to be sent again), not prose, and spaces may
+	// follow the name. The other dialects' markup reads one way only.
+	Prefer Format
 }
 
 // Call is one tool call found in the text.

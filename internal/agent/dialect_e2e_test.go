@@ -1,0 +1,60 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/llm/llmtest"
+)
+
+// glmTemplate is a GLM-4.5-style chat template (hand-written): calls of
+// earlier turns as a name and <arg_key>/<arg_value> pairs. It does not use
+// .Tools, so Ollama reports no "tools" capability for the model.
+const glmTemplate = `[gMASK]<sop>{{ range .Messages }}<|{{ .Role }}|>
+{{ .Content }}{{ range .ToolCalls }}
+<tool_call>{{ .Function.Name }}{{ range $k, $v := .Function.Arguments }}
+<arg_key>{{ $k }}</arg_key>
+<arg_value>{{ $v }}</arg_value>{{ end }}
+</tool_call>{{ end }}{{ end }}<|assistant|>
+`
+
+// TestGLMDialectEndToEnd: a model without native tools whose template is
+// GLM-4.5's is asked for calls in that layout, answers with one (with a
+// stray space after the name, which only the GLM reading accepts), and the
+// tool runs; none of the markup is shown.
+func TestGLMDialectEndToEnd(t *testing.T) {
+	h := newHarness(t, false, harnessOpt{model: []llmtest.ModelOption{llmtest.Template(glmTemplate)}})
+	h.srv.Enqueue(
+		llmtest.Reply(llmtest.Text("I'll create the file.\n<tool_call>write_file \n<arg_key>path</arg_key>\n<arg_value>hello.txt</arg_value>\n"+
+			"<arg_key>content</arg_key>\n<arg_value>\nhi\n</arg_value>\n</tool_call>")),
+		llmtest.Reply(llmtest.Text("Created hello.txt. [TASK_COMPLETE]")),
+	)
+	res := h.prompt("create hello.txt that says hi")
+	if got, ok := h.read("hello.txt"); !ok || got != "hi" {
+		t.Errorf("hello.txt = %q (exists %v), want %q", got, ok, "hi")
+	}
+	if res.Status != event.FinishDone || res.FinalText != "Created hello.txt." {
+		t.Errorf("result = %+v", res)
+	}
+	reqs := h.chats()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests, want 2", len(reqs))
+	}
+	if len(reqs[0].Tools) != 0 {
+		t.Errorf("the request sent %d native tools to a model without them", len(reqs[0].Tools))
+	}
+	sys := reqs[0].Messages[0].Content
+	mustContain(t, "system prompt", sys, "<arg_key>", "</arg_value>\n</tool_call>", "The tool name on the line right after <tool_call>",
+		"### write_file")
+	if strings.Contains(sys, `<tool_call>{"name"`) {
+		t.Errorf("the system prompt asks a GLM model for <tool_call> JSON:\n%s", sys)
+	}
+	for _, d := range payloads[event.TextDelta](h.live) {
+		if strings.Contains(d.Text, "<tool_call") || strings.Contains(d.Text, "arg_") || strings.Contains(d.Text, "TASK") {
+			t.Errorf("text delta leaks markup: %q", d.Text)
+		}
+	}
+	h.checkHistory()
+	checkParity(t, h)
+}
