@@ -185,6 +185,21 @@ func TestPreferredDialect(t *testing.T) {
 		{name: "a GLM model that drifts to JSON in tags", opts: preferGLM, in: `<tool_call>{"name": "read_file", "arguments": {"path": "c"}}</tool_call>`,
 			want: []want{{format: FormatXML, name: "read_file", args: `{"path":"c"}`}}},
 	})
+	preferPy := Options{Known: testKnown, Prefer: FormatToolCode}
+	pyCall := "Reading it.\n```python\nprint(default_api.read_file(path=\"a.go\"))\nlist_files(path=\".\")\n```\nDone."
+	shown := "Here is how:\n```python\nimport os\nprint(os.listdir(\".\"))\n```\n"
+	unknown := "```py\nrm_rf(path=\"/\")\n```"
+	runExtractCases(t, []extractCase{
+		{name: "a python fence of calls: prose by default", opts: knownOpts, in: pyCall, display: pyCall},
+		{name: "a python fence of calls: calls for a tool_code model", opts: preferPy, in: pyCall,
+			want:    []want{{format: FormatToolCode, name: "read_file", args: `{"path":"a.go"}`}, {format: FormatToolCode, name: "list_files", args: `{"path":"."}`}},
+			display: "Reading it.\n\nDone."},
+		{name: "python the model shows stays", opts: preferPy, in: shown, display: shown},
+		{name: "a call of an unknown tool stays", opts: preferPy, in: unknown, display: unknown},
+		{name: "a known call then code stays", opts: preferPy, in: "```python\nread_file(path=\"a\")\nx = 1\n```", display: "```python\nread_file(path=\"a\")\nx = 1\n```"},
+		{name: "cut off inside the fence", opts: preferPy, in: "```python\nread_file(path=\"a",
+			want: []want{{format: FormatToolCode, name: "read_file", problem: true, repaired: true}}},
+	})
 	if c := Extract(cut, preferGLM); len(c) != 1 || !c[0].Incomplete {
 		t.Errorf("the cut-off GLM call is not Incomplete: %s", dumpCalls(c))
 	}

@@ -141,7 +141,7 @@ func FuzzExtract(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string, chunkSeed uint64) {
 		// The seed also picks the preferred dialect: none, or one of those
 		// that change readings (Options.Prefer).
-		opts := Options{Known: testKnown, Prefer: []Format{"", FormatBare, FormatGLM}[chunkSeed%3]}
+		opts := Options{Known: testKnown, Prefer: []Format{"", FormatBare, FormatGLM, FormatToolCode}[chunkSeed%4]}
 		calls := Extract(text, opts)
 		shown := Strip(text, opts)
 		for _, m := range markers {

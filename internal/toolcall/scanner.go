@@ -388,6 +388,9 @@ func (s *scanner) backtick(j int) (int, markup) {
 	if whole && nl && isToolCodeInfo(line) {
 		return 0, newToolCode(j, run+len(line)+1)
 	}
+	if whole && nl && s.prefer == FormatToolCode && s.candidates(j) && isPythonInfo(line) {
+		return 0, newPyFence(j, run+len(line)+1)
+	}
 	if s.candidates(j) && whole && callFenceInfo(line) {
 		body := run + len(line)
 		if nl {

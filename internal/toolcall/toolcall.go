@@ -49,7 +49,9 @@ type Options struct {
 	// alongside tagged calls instead of only when there are none; with
 	// FormatGLM, "<tool_call>name" cut off by the end of the text is a call
 	// cut off (Incomplete, to be sent again), not prose, and spaces may
-	// follow the name. The other dialects' markup reads one way only.
+	// follow the name; with FormatToolCode, a ```python fence that holds
+	// nothing but calls of known tools is a call, like ```tool_code. The
+	// other dialects' markup reads one way only.
 	Prefer Format
 }
 

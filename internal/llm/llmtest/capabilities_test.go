@@ -38,3 +38,31 @@ func TestCapabilityChecks(t *testing.T) {
 		}
 	}
 }
+
+// TestShowShape: /api/show answers with the members Ollama's ShowResponse
+// has, the template included (Ollama's "{{ .Prompt }}" for a model that
+// sets none).
+func TestShowShape(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.AddModel("plain:1b", llmtest.Caps("completion"))
+	srv.AddModel("glm:9b", llmtest.Caps("completion"), llmtest.Template("{{ range .ToolCalls }}<tool_call>{{ .Function.Name }}{{ end }}"))
+	for name, want := range map[string]string{"plain:1b": "{{ .Prompt }}", "glm:9b": "{{ range .ToolCalls }}<tool_call>{{ .Function.Name }}{{ end }}"} {
+		resp, body := do(t, srv, "POST", "/api/show", `{"model":"`+name+`"}`)
+		var got map[string]json.RawMessage
+		if err := json.Unmarshal(body, &got); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %s", name, resp.StatusCode, body)
+		}
+		for _, k := range []string{"license", "modelfile", "template", "details", "model_info", "tensors", "capabilities", "modified_at"} {
+			if _, ok := got[k]; !ok {
+				t.Errorf("%s: no %q in %s", name, k, body)
+			}
+		}
+		var tmpl string
+		if json.Unmarshal(got["template"], &tmpl); tmpl != want {
+			t.Errorf("%s: template %q, want %q", name, tmpl, want)
+		}
+		if _, ok := got["parameters"]; ok {
+			t.Errorf("%s: empty parameters are sent; Ollama leaves them out", name)
+		}
+	}
+}

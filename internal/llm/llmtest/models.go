@@ -62,7 +62,9 @@ func Quantization(q string) ModelOption { return func(m *model) { m.quant = q } 
 // Size sets the model's size in bytes.
 func Size(n int64) ModelOption { return func(m *model) { m.size = n } }
 
-// Template sets the template /api/show reports.
+// Template sets the template /api/show reports (Go template text, as
+// Ollama's TEMPLATE). The default is Ollama's for a model without one,
+// "{{ .Prompt }}".
 func Template(t string) ModelOption { return func(m *model) { m.template = t } }
 
 // Running marks the model as loaded, as listed by /api/ps. A model also
@@ -82,6 +84,7 @@ func (s *Server) AddModel(name string, opts ...ModelOption) {
 		quant:     "Q4_K_M",
 		size:      5_000_000_000,
 		license:   "Apache License 2.0",
+		template:  "{{ .Prompt }}",
 	}
 	for _, o := range opts {
 		o(m)
@@ -240,16 +243,22 @@ func (s *Server) show(w http.ResponseWriter, req *Request) {
 	if m.ctxLen > 0 {
 		info[m.family+".context_length"] = m.ctxLen
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	// Ollama's ShowResponse: parameters (and system, messages) are left
+	// out when empty; tensors lists the weights (two here).
+	resp := map[string]any{
 		"license":      m.license,
 		"modelfile":    "FROM " + m.name,
-		"parameters":   m.parameters,
 		"template":     m.template,
 		"details":      m.details(),
 		"model_info":   info,
+		"tensors":      []map[string]any{{"name": "output_norm.weight", "type": "F32", "shape": []int{4096}}, {"name": "token_embd.weight", "type": "Q4_K", "shape": []int{4096, 151936}}},
 		"capabilities": m.caps,
 		"modified_at":  modifiedAt.Format(time.RFC3339Nano),
-	})
+	}
+	if m.parameters != "" {
+		resp["parameters"] = m.parameters
+	}
+	writeJSON(w, http.StatusOK, resp)
 }
 
 func (s *Server) openaiModels(w http.ResponseWriter, _ *Request) {
