@@ -101,10 +101,12 @@ func runBranch(ctx context.Context, s *Server, _ *call, req rpcproto.BranchReque
 	if seq <= 0 {
 		return rpcproto.BranchResult{}, errors.New("missing field entryId: the prompt to branch from (get_branch_messages lists them)")
 	}
-	bp, err := s.opts.Sessions.Branch(ctx, s.current(), seq)
+	id := s.current()
+	bp, err := s.opts.Sessions.Branch(ctx, id, seq)
 	if err != nil {
 		return rpcproto.BranchResult{}, err
 	}
+	s.sessionMoved(id) // the same session, another branch
 	return rpcproto.BranchResult{Text: bp.Prompt, Seq: bp.Seq, Turn: bp.Turn}, nil
 }
 

@@ -52,8 +52,16 @@ func (s *Server) followSession(id string, afterSeq int64) error {
 	s.mu.Unlock()
 	if old != nil {
 		old.close(false)
+		s.sessionMoved(id) // not for the first session, which start follows
 	}
 	return nil
+}
+
+// sessionMoved tells Options.OnSession the session commands act on now.
+func (s *Server) sessionMoved(id string) {
+	if s.opts.OnSession != nil {
+		s.opts.OnSession(id)
+	}
 }
 
 // close stops the stream; with drain, the events already delivered to it

@@ -2,7 +2,9 @@ package rpc
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/event"
@@ -68,4 +70,46 @@ func TestForkCutsBeforeAPromptIntoANewSession(t *testing.T) {
 			t.Errorf("%s: %s", bad, r.raw)
 		}
 	}
+}
+
+func TestOnSessionFollowsEveryMove(t *testing.T) {
+	b := newBackend(t, quickRunner{})
+	var mu sync.Mutex
+	var moves []string
+	c := serve(t, b, func(o *Options) {
+		o.OnSession = func(id string) { mu.Lock(); moves = append(moves, id); mu.Unlock() }
+	})
+	got := func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(moves) }
+	if m := got(); len(m) != 0 {
+		t.Fatalf("OnSession called for the first session: %q", m)
+	}
+	c.call(`"p"`, `{"id":"p","type":"prompt","message":"first prompt"}`)
+	c.next("turn_finished", func(f frame) bool { return f.Type == string(event.TypeTurnFinished) })
+	fm := c.call(`"fm"`, `{"id":"fm","type":"get_fork_messages"}`)
+	var msgs rpcproto.ForkMessages
+	if err := json.Unmarshal(fm.Data, &msgs); err != nil || len(msgs.Messages) != 1 {
+		t.Fatalf("get_fork_messages: %s", fm.raw)
+	}
+	var want []string
+	expect := func(what string, r frame, field string) {
+		t.Helper()
+		var d map[string]any
+		if err := json.Unmarshal(r.Data, &d); err != nil || !r.Success {
+			t.Fatalf("%s: %s", what, r.raw)
+		}
+		id := b.sess.ID
+		if field != "" {
+			id, _ = d[field].(string)
+		}
+		want = append(want, id)
+		// Called before the response is written: already there.
+		if m := got(); !slices.Equal(m, want) {
+			t.Fatalf("after %s OnSession saw %q, want %q", what, m, want)
+		}
+	}
+	expect("branch", c.call(`"b"`, `{"id":"b","type":"branch","entryId":"`+msgs.Messages[0].EntryID+`"}`), "")
+	expect("fork", c.call(`"f"`, `{"id":"f","type":"fork","entryId":"`+msgs.Messages[0].EntryID+`"}`), "sessionId")
+	expect("new_session", c.call(`"n"`, `{"id":"n","type":"new_session"}`), "sessionId")
+	sw := c.call(`"s"`, `{"id":"s","type":"switch_session","sessionPath":"`+b.sess.ID+`"}`)
+	expect("switch_session", sw, "")
 }

@@ -100,6 +100,14 @@ type Options struct {
 	// Levels reads and sets the sessions' thinking levels
 	// (set_thinking_level, cycle_thinking_level, get_state).
 	Levels Thinking
+	// OnSession, when set, is called with the session the connection
+	// works on each time that changes (new_session, switch_session, fork,
+	// a /new prompt) or its branch moves (branch), once commands act on
+	// it and before the command's response is written; not for the
+	// session it starts on. It runs in the goroutine of the command (or
+	// of the prompt that ran /new) and must not block. The web UI's
+	// timeline follows it.
+	OnSession func(sessionID string)
 	// Files lists and matches a workspace's files for complete_files
 	// (*workspace.FileIndex, which the composition root shares between
 	// frontends so its cache serves them all); nil: a cache of this

@@ -37,8 +37,8 @@ type conn struct {
 	s  *Server
 	ws *websocket.Conn
 
-	mu      sync.Mutex
-	session string
+	// mu orders moved's callers.
+	mu sync.Mutex
 	// switched carries the session the protocol server moved to (or the
 	// same one, after a branch): the timeline starts over.
 	switched chan string
@@ -69,7 +69,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		_ = ws.Close(websocket.StatusPolicyViolation, truncate(err.Error(), 120))
 		return
 	}
-	c := &conn{s: s, ws: ws, session: sess.ID, switched: make(chan string, 1)}
+	c := &conn{s: s, ws: ws, switched: make(chan string, 1)}
 	if sess.ID == r.URL.Query().Get("session") {
 		c.resume = resumeFrom(r.URL.Query())
 	}
@@ -86,6 +86,7 @@ func (c *conn) run(ctx context.Context, sessionID string, warnings []string) {
 	opts := c.s.opts.RPC
 	opts.In, opts.Out, opts.SessionID = inR, &frameWriter{c: c, ctx: ctx}, sessionID
 	opts.Events, opts.Work, opts.Log = rpcproto.FamilyOlly, c.s.work, c.s.opts.Log
+	opts.OnSession = c.moved // new_session, switch_session, fork, /new, branch
 	opts.Warnings = append(append([]string(nil), opts.Warnings...), warnings...)
 
 	var wg sync.WaitGroup
@@ -128,66 +129,31 @@ func (c *conn) send(ctx context.Context, b []byte) error {
 	return c.ws.Write(ctx, websocket.MessageText, b)
 }
 
-// frameWriter forwards the protocol server's frames to the page, and
-// notices when it moves to another session (new_session, switch_session,
-// /new) or branches, so the timeline follows.
+// frameWriter forwards the protocol server's frames to the page.
 type frameWriter struct {
 	c   *conn
 	ctx context.Context
 }
 
-// frameHead is what frameWriter reads of a frame.
-type frameHead struct {
-	Type      string `json:"type"`
-	SessionID string `json:"sessionId"`
-	Command   string `json:"command"`
-	Success   bool   `json:"success"`
-	Data      struct {
-		SessionID string `json:"sessionId"`
-	} `json:"data"`
-}
-
 func (w *frameWriter) Write(b []byte) (int, error) {
-	line := bytes.TrimRight(b, "\n")
-	var h frameHead
-	if json.Unmarshal(line, &h) == nil {
-		w.c.notice(h)
-	}
-	if err := w.c.send(w.ctx, line); err != nil {
+	if err := w.c.send(w.ctx, bytes.TrimRight(b, "\n")); err != nil {
 		return 0, err
 	}
 	return len(b), nil
 }
 
-// notice restarts the timeline when the protocol server's session changed
-// or its branch moved.
-func (c *conn) notice(h frameHead) {
-	var to string
-	switch {
-	case h.Type == rpcproto.TypeResponse && h.Success && (h.Command == "new_session" || h.Command == "switch_session"):
-		to = h.Data.SessionID
-	case h.Type == rpcproto.TypeResponse && h.Success && h.Command == "branch":
-		to = c.current()
-	case h.Type != rpcproto.TypeResponse && h.Type != rpcproto.TypeReady && h.SessionID != "" && h.SessionID != c.current():
-		to = h.SessionID
-	}
-	if to == "" {
-		return
-	}
+// moved restarts the timeline on the session the protocol server works on
+// now (rpc.Options.OnSession): another one, or the same after a branch.
+func (c *conn) moved(to string) {
+	// Under mu, so that of two callers (a command and a prompt that ran
+	// /new) neither can find the channel full after draining it.
 	c.mu.Lock()
-	c.session = to
-	c.mu.Unlock()
+	defer c.mu.Unlock()
 	select {
 	case <-c.switched: // an older switch not taken yet: this one wins
 	default:
 	}
 	c.switched <- to
-}
-
-func (c *conn) current() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.session
 }
 
 // timeline streams the timeline of the connection's session, starting
