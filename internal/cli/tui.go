@@ -121,12 +121,15 @@ func tuiDeps(a *app.App, dir string) tui.Deps {
 			_, err := a.Sessions.RunCommand(ctx, id, command)
 			return err
 		},
-		Checkpoints:  a.Checkpoints,
-		Commands:     a.Sessions.Commands,
-		Models:       catalog.List,
-		Files:        func(ctx context.Context) (*workspace.FileList, error) { return workspaceFiles(ctx, a.Files, dir) },
-		Branch:       func() string { return branch },
-		PendingStats: a.Store.PendingStats,
+		Checkpoints: a.Checkpoints,
+		Commands:    a.Sessions.Commands,
+		// The trust dialog: only the person's key presses answer it.
+		TrustRequests: a.TrustRequests,
+		AnswerTrust:   a.AnswerTrust,
+		Models:        catalog.List,
+		Files:         func(ctx context.Context) (*workspace.FileList, error) { return workspaceFiles(ctx, a.Files, dir) },
+		Branch:        func() string { return branch },
+		PendingStats:  a.Store.PendingStats,
 		SearchSessions: func(ctx context.Context, query string) ([]store.SessionMatch, string, error) {
 			key, err := session.WorkspaceKey(dir)
 			if err != nil {

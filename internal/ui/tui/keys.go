@@ -63,6 +63,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if cmd, ok := m.approvals.key(m, msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.trust.key(m, msg); ok {
+		return cmd
+	}
 	if m.rnd.sel != nil {
 		return m.selectKey(msg)
 	}

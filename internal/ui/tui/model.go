@@ -13,6 +13,7 @@ import (
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/timeline"
+	"github.com/olly-agent/olly/internal/trust"
 	"github.com/olly-agent/olly/internal/workspace"
 )
 
@@ -59,6 +60,11 @@ type Deps struct {
 	// Commands lists the session's slash commands, custom ones included
 	// (session.Service.Commands); nil: the built-ins.
 	Commands func(ctx context.Context, id string) ([]session.Command, error)
+	// TrustRequests lists the project programs of the session's workspace
+	// waiting for the person's trust, and AnswerTrust gives the person's
+	// decision on one (app.App): the trust dialog (trust.go).
+	TrustRequests func(ctx context.Context, sessionID string) ([]trust.Request, error)
+	AnswerTrust   func(ctx context.Context, sessionID, requestID, decision string) error
 }
 
 // SessionInfo is what the status line shows of the session.
@@ -110,6 +116,7 @@ type Model struct {
 
 	input     *editor
 	approvals *approvals
+	trust     *trustDialog
 	review    *reviewPanel
 	picker    *picker
 	help      bool
@@ -172,6 +179,7 @@ func New(ctx context.Context, o Options) *Model {
 	m.input = newEditor(m)
 	m.input.focus()
 	m.approvals = &approvals{}
+	m.trust = &trustDialog{}
 	if o.Task != "" {
 		m.input.pending = o.Task
 	}
@@ -233,6 +241,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case pickedSessionMsg:
 		m.SwitchTo = msg.id
 		return m, tea.Quit
+	case trustMsg:
+		return m, m.setTrust(msg)
 	case historyRecallMsg:
 		m.input.recall(msg)
 		return m, nil
@@ -257,6 +267,11 @@ func (m *Model) loadHistory(h historyMsg) tea.Cmd {
 	}
 	m.live = true
 	m.invalidate()
+	// The trust dialog comes first: a task given on the command line
+	// waits for the person's answers (setTrust sends it).
+	if ask := m.fetchTrust(); ask != nil {
+		return ask
+	}
 	if t := m.input.pending; t != "" {
 		m.input.pending = ""
 		return m.send(t, session.WhenBusyRefuse)
@@ -298,10 +313,14 @@ func (m *Model) apply(ev event.Event) tea.Cmd {
 	case event.TitleChanged:
 		m.info.Title = p.Title
 	}
-	if m.busy {
-		return m.startTicking()
+	var ask tea.Cmd
+	if m.live && trustWarning(ev) {
+		ask = m.fetchTrust()
 	}
-	return nil
+	if m.busy {
+		return tea.Batch(ask, m.startTicking())
+	}
+	return ask
 }
 
 // applyQuiet applies an event to the timeline and the caches.

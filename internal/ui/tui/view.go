@@ -63,6 +63,8 @@ func (m *Model) bottom() []string {
 	var out []string
 	if card := m.approvals.card(m); len(card) > 0 {
 		out = append(out, card...)
+	} else if card := m.trust.card(m); len(card) > 0 {
+		out = append(out, card...)
 	} else {
 		out = append(out, m.input.completionLines(m)...)
 		if m.notice != "" {

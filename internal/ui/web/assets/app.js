@@ -6,6 +6,7 @@ import { applyTimeline, trackToggles, forgetToggles } from "./timeline.js";
 import { Review } from "./review.js";
 import { Completer } from "./complete.js";
 import { Settings } from "./settings.js";
+import { TrustPrompts } from "./trust.js";
 
 const $ = (id) => document.getElementById(id);
 const el = (tag, cls, text) => {
@@ -39,6 +40,7 @@ $("diff-mode").addEventListener("click", () => setDiffMode(!document.body.classL
 client.resumePoint = () => state.resume;
 const review = new Review($("review"), client, toast);
 const settings = new Settings($("settings"), client, toast);
+const trust = new TrustPrompts($("trust"), client, toast);
 $("open-settings").addEventListener("click", () => {
   if (settings.root.hidden) { review.hide(); settings.show(); } else settings.hide();
 });
@@ -54,7 +56,7 @@ function onFrame(f) {
       window.ollyStats.ready++;
       // The state, the pickers and the sessions list are asked for once the
       // timeline is painted: on a long session they would compete with it.
-      state.afterPaint = () => { refreshState(); refreshSessions(); };
+      state.afterPaint = () => { refreshState(); refreshSessions(); trust.refresh(); };
       clearTimeout(state.afterPaintTimer);
       state.afterPaintTimer = setTimeout(runAfterPaint, 2000); // a timeline that never comes
       break;
@@ -96,6 +98,10 @@ function onFrame(f) {
     case "title_changed":
     case "session_settings":
       refreshSessions();
+      break;
+    case "warning":
+      // A project program did not start for want of trust: ask.
+      if (f.data && /_untrusted$/.test(f.data.code || "")) trust.refresh();
       break;
     case "keep_undo_result":
     case "file_change_result":

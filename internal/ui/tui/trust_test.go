@@ -1,0 +1,113 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/trust"
+)
+
+// fakeTrust is the app's trust requests as the dialog sees them: an
+// answer removes the request it names, and only a waiting one can be
+// answered.
+type fakeTrust struct {
+	waiting []trust.Request
+	answers []string // "id decision"
+}
+
+func (f *fakeTrust) deps(d Deps) Deps {
+	d.TrustRequests = func(context.Context, string) ([]trust.Request, error) {
+		return slices.Clone(f.waiting), nil
+	}
+	d.AnswerTrust = func(_ context.Context, _, id, decision string) error {
+		i := slices.IndexFunc(f.waiting, func(r trust.Request) bool { return r.ID == id })
+		if i < 0 {
+			return errors.New("no such trust request waits")
+		}
+		f.waiting = slices.Delete(f.waiting, i, i+1)
+		f.answers = append(f.answers, id+" "+decision)
+		return nil
+	}
+	return d
+}
+
+func trustFixtures() []trust.Request {
+	return []trust.Request{
+		{ID: "mcp:db@1", Kind: trust.KindMCP, Name: "db", Source: ".mcp.json", Workspace: "/work/project", Fingerprint: strings.Repeat("ab", 32),
+			Runs:  []trust.Run{{Command: "node", Args: []string{"tools/db.js", "--port", "5 4"}, Env: []string{"DB=dev"}, Transport: "stdio"}},
+			Files: []string{"tools/db.js"}},
+		{ID: "hook:.olly/settings.json@2", Kind: trust.KindHook, Name: ".olly/settings.json", Source: ".olly/settings.json", Workspace: "/work/project",
+			Fingerprint: strings.Repeat("cd", 32), Runs: []trust.Run{{Event: "PreToolUse", Matcher: "Bash", Command: "./.olly/hooks/no-rm.sh", Timeout: "10s"}}},
+	}
+}
+
+// TestTrustDialog: at the session's start the dialog shows each waiting
+// request with what it runs; typing does not answer it; x and t answer
+// the first and the next, and the editor comes back once none waits.
+func TestTrustDialog(t *testing.T) {
+	f := &fakeTrust{waiting: trustFixtures()}
+	m := newModel(100, 30, f.deps(Deps{Sessions: &fakeSessions{}}))
+	run(m, historyMsg{})
+	scr := ansi.Strip(m.Render())
+	for _, want := range []string{`Trust the MCP server "db" of .mcp.json?`, "(1 of 2 waiting)", "$ node tools/db.js --port '5 4'", "env: DB=dev",
+		"fingerprinted (editing one asks again): tools/db.js", "fingerprint abababababababab", "t trust", "n not now", "x never ask again"} {
+		if !strings.Contains(scr, want) {
+			t.Errorf("the dialog lacks %q:\n%s", want, scr)
+		}
+	}
+	run(m, typed("hello")...)
+	if len(f.answers) != 0 || m.input.value() != "" {
+		t.Fatalf("typing answered %v or reached the editor (%q)", f.answers, m.input.value())
+	}
+	run(m, press("x"))
+	scr = ansi.Strip(m.Render())
+	if !strings.Contains(scr, "Trust the hooks of .olly/settings.json?") || !strings.Contains(scr, "PreToolUse (Bash): ./.olly/hooks/no-rm.sh") {
+		t.Fatalf("the second request is not shown:\n%s", scr)
+	}
+	run(m, press("t"))
+	if want := []string{"mcp:db@1 never", "hook:.olly/settings.json@2 trust"}; !slices.Equal(f.answers, want) {
+		t.Fatalf("answers = %q, want %q", f.answers, want)
+	}
+	if scr := ansi.Strip(m.Render()); strings.Contains(scr, "Trust the") {
+		t.Fatalf("the dialog stays after the last answer:\n%s", scr)
+	}
+	run(m, typed("hi")...)
+	if m.input.value() != "hi" {
+		t.Fatalf("the editor does not take keys after the dialog: %q", m.input.value())
+	}
+
+	// A program that did not start for want of trust asks again.
+	f.waiting = trustFixtures()[:1]
+	run(m, eventMsg{event.Event{Session: "S1", Seq: 7, Turn: 1, Data: event.Warning{Code: "mcp_untrusted", Message: "…"}}})
+	if scr := ansi.Strip(m.Render()); !strings.Contains(scr, `Trust the MCP server "db"`) {
+		t.Fatalf("an mcp_untrusted warning did not bring the dialog back:\n%s", scr)
+	}
+	run(m, press("esc"))
+	if want := "mcp:db@1 not_now"; f.answers[len(f.answers)-1] != want {
+		t.Fatalf("esc answered %q, want %q", f.answers[len(f.answers)-1], want)
+	}
+}
+
+// TestTrustDialogBeforeTheTask: a task given on the command line waits
+// until the person answered, so a server they trust serves its first turn.
+func TestTrustDialogBeforeTheTask(t *testing.T) {
+	f := &fakeTrust{waiting: trustFixtures()[:1]}
+	s := &fakeSessions{}
+	m := New(context.Background(), Options{Deps: f.deps(Deps{Sessions: s}), Width: 100, Height: 30, Dark: true, Tick: -1, Task: "fix the bug",
+		Now: func() time.Time { return t0 }, Info: SessionInfo{ID: "S1", Workspace: "/work/project"}})
+	run(m, historyMsg{})
+	if len(s.submitted) != 0 {
+		t.Fatalf("the task was sent before the trust dialog was answered: %q", s.submitted)
+	}
+	run(m, press("t"))
+	if !slices.Equal(s.submitted, []string{"fix the bug"}) {
+		t.Fatalf("after the answer the task was not sent: %q", s.submitted)
+	}
+}
