@@ -124,7 +124,7 @@ func newStack(t testing.TB, files map[string]string) *stack {
 	s.opts = Options{Workspace: s.ws, RPC: rpc.Options{
 		Sessions: s.app.Sessions, Approvals: s.app.Approvals, Store: st, Version: "test",
 		Models: models.NewCatalog(prov), Checkpoints: s.app.Checkpoints, SetAutoApprove: s.app.SetAutoApprove,
-		Trust:  app.ProtocolTrust{App: s.app},
+		Trust: app.ProtocolTrust{App: s.app},
 		Settings: &settingsvc.Service{
 			Load: func() (*config.Config, error) { return config.Load(loadOpts) },
 			NewProvider: func(cfg *config.Config) (llm.Provider, error) {
