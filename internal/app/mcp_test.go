@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/config"
@@ -16,7 +17,8 @@ import (
 )
 
 // TestMCPPromptsAreCommands: a session's commands (RPC get_commands) list
-// the prompts of its workspace's MCP servers after the built-in ones.
+// the prompts of its workspace's connected MCP servers after the built-in
+// ones, and a prompt can be used before its server is connected.
 func TestMCPPromptsAreCommands(t *testing.T) {
 	node, script := mcptest.Everything(t)
 	ctx := context.Background()
@@ -46,23 +48,31 @@ func TestMCPPromptsAreCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var builtin, prompt *session.Command
-	cmds, err := a.Sessions.Commands(ctx, sess.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cmds {
-		switch c.Name {
-		case "plan":
-			builtin = &c
-		case "mcp__everything__args-prompt":
-			prompt = &c
+	commands := func() (builtin, prompt *session.Command) {
+		cmds, err := a.Sessions.Commands(ctx, sess.ID)
+		if err != nil {
+			t.Fatal(err)
 		}
+		for _, c := range cmds {
+			switch c.Name {
+			case "plan":
+				builtin = &c
+			case "mcp__everything__args-prompt":
+				prompt = &c
+			}
+		}
+		return builtin, prompt
 	}
-	if builtin == nil || builtin.Source != "builtin" {
-		t.Errorf("plan: %+v", builtin)
+	// Listing commands connects no server: the server's prompts appear
+	// once it is connected (a turn, or using one of its prompts).
+	if builtin, prompt := commands(); builtin == nil || builtin.Source != "builtin" || prompt != nil {
+		t.Fatalf("before the server connected: plan %+v, args-prompt %+v", builtin, prompt)
 	}
-	if prompt == nil || prompt.Source != "mcp" || prompt.Usage != "/mcp__everything__args-prompt <city> [state]" {
+	text, err := mcpPrompts{a}.ExpandPrompt(ctx, ws, "mcp__everything__args-prompt", "Paris")
+	if err != nil || !strings.Contains(text, "Paris") {
+		t.Fatalf("using the prompt: %q, %v", text, err)
+	}
+	if _, prompt := commands(); prompt == nil || prompt.Source != "mcp" || prompt.Usage != "/mcp__everything__args-prompt <city> [state]" {
 		t.Fatalf("args-prompt: %+v", prompt)
 	}
 }

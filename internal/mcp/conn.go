@@ -181,6 +181,13 @@ func (c *conn) close() {
 }
 
 // snapshot returns what the server offers, as of its last connection.
+// live reports whether the server is connected now.
+func (c *conn) live() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session != nil
+}
+
 func (c *conn) snapshot() (tools []*sdk.Tool, prompts []*sdk.Prompt, hasRes bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

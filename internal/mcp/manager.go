@@ -137,10 +137,7 @@ func (m *Manager) Tools(ctx context.Context, session string, emit func(ctx conte
 	resources := false
 	for _, n := range m.order {
 		c := m.conns[n]
-		c.mu.Lock()
-		live := c.session != nil
-		c.mu.Unlock()
-		if !live {
+		if !c.live() {
 			continue
 		}
 		ts, _, hasRes := c.snapshot()

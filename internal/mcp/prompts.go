@@ -19,16 +19,21 @@ type PromptCommand struct {
 // PromptName is the command name of a server's prompt.
 func PromptName(server, prompt string) string { return ToolPrefix + server + "__" + sanitize(prompt) }
 
-// Prompts connects the servers not yet connected and lists their prompts
-// as commands.
+// Prompts lists the prompts of the servers already connected as commands.
+// It starts nothing: filling a menu (get_commands, the TUI's / completion)
+// must not wait up to mcp.connectTimeout per server. A server connects on
+// a turn (its tools) or when one of its prompts is used (ExpandPrompt).
 func (m *Manager) Prompts(ctx context.Context) []PromptCommand {
 	if m == nil {
 		return nil
 	}
-	m.Tools(ctx, "", nil) // connects; failures are reported on the turns that use the servers
 	var out []PromptCommand
 	for _, n := range m.order {
-		_, prompts, _ := m.conns[n].snapshot()
+		c := m.conns[n]
+		if !c.live() {
+			continue
+		}
+		_, prompts, _ := c.snapshot()
 		for _, p := range prompts {
 			usage := "/" + PromptName(n, p.Name)
 			for _, a := range p.Arguments {
@@ -51,6 +56,7 @@ func (m *Manager) Prompts(ctx context.Context) []PromptCommand {
 
 // ExpandPrompt gets the prompt a /mcp__server__prompt command names, with
 // args filling its arguments, and returns its messages as the text to send.
+// It connects the server first if it is not connected yet.
 func (m *Manager) ExpandPrompt(ctx context.Context, command, args string) (string, error) {
 	if m == nil {
 		return "", fmt.Errorf("/%s: no MCP servers are configured here", command)
