@@ -160,6 +160,8 @@ type Sandbox struct {
 	inProcess bool
 	// git is how .git is kept read-only, found once (shared by copies).
 	git *gitGuard
+	// noHelper: exe is this program, which does not run the helper.
+	noHelper bool
 }
 
 // gitGuard holds how .git is kept read-only on this machine.
@@ -188,7 +190,19 @@ func New(exe string) *Sandbox {
 			st = Status{Reason: "this program does not run the sandbox helper (its main does not call sandbox.RunHelperIfAsked)"}
 		}
 	}
-	return &Sandbox{status: st, exe: exe, inProcess: st.Mechanism == "landlock", git: &gitGuard{}}
+	b := &Sandbox{status: st, exe: exe, inProcess: st.Mechanism == "landlock", git: &gitGuard{}}
+	// This program, if its main does not run the helper, must never be
+	// started as one (a test binary would run its tests instead).
+	if self, err := os.Executable(); err == nil && !helperWired.Load() && sameFile(self, exe) {
+		b.noHelper = true
+	}
+	return b
+}
+
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }
 
 // WithHelper returns a copy of b that confines commands by starting the
@@ -222,6 +236,9 @@ func (b *Sandbox) Status() Status {
 func (b *Sandbox) detectGit() (how, reason string) {
 	if b.status.Mechanism == "seatbelt" {
 		return GitSeatbelt, ""
+	}
+	if b.noHelper {
+		return GitSplit, "this program does not run the sandbox helper"
 	}
 	if err := b.probeMount(); err != nil {
 		return GitSplit, "no mount namespace: " + err.Error()
