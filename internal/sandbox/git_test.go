@@ -74,3 +74,55 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzSubmodulePaths: .gitmodules is workspace content; whatever it
+// holds, the paths taken from it stay inside the workspace.
+func FuzzSubmodulePaths(f *testing.F) {
+	for _, seed := range []string{
+		"[submodule \"a\"]\n\tpath = lib/a\n\turl = ./a\n",
+		"path = ../../etc\npath=/etc\npath = \"x y\"\n",
+		"path = a/../../b\npath =\npath = .\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		file := filepath.Join(t.TempDir(), ".gitmodules")
+		if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range submodulePaths(file) {
+			if !filepath.IsLocal(p) {
+				t.Fatalf("submodule path %q leaves the workspace", p)
+			}
+		}
+	})
+}
+
+// FuzzExplain: a command's output is untrusted; reading it never panics
+// and reports at most 5 refusals, each with a known access.
+func FuzzExplain(f *testing.F) {
+	for _, seed := range []string{
+		"mv: cannot move '.git' to '.git-old': Device or resource busy\n",
+		"bash: line 1: c: Permission denied\nfatal: Unable to create '/ws/.git/index.lock': Read-only file system\n",
+		"cat: /home/me/.ssh/id_rsa: Permission denied\nbash: connect: Permission denied\n",
+		"‘x’: Operation not permitted ' '' : EACCES /\n",
+	} {
+		f.Add(seed)
+	}
+	dir := f.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "ws", GitDir), 0o755); err != nil {
+		f.Fatal(err)
+	}
+	spec := Spec{Policy: WorkspaceWrite, Writable: []string{filepath.Join(dir, "ws")}, DenyRead: []string{filepath.Join(dir, "secret")}}
+	f.Fuzz(func(t *testing.T, output string) {
+		got := Explain(spec, filepath.Join(dir, "ws"), dir, output)
+		if len(got) > 5 {
+			t.Fatalf("%d refusals", len(got))
+		}
+		for _, r := range got {
+			if !slices.Contains([]string{"write", "read", "network", "git", "git-folder"}, r.Access) {
+				t.Fatalf("unknown access %+v", r)
+			}
+		}
+	})
+}
