@@ -43,6 +43,16 @@ type requestBuilder struct {
 	retriedAt   int
 }
 
+// textDialect is the dialect text tool calls are read with first: the
+// model's, with text tool calls; none with native ones, whose calls come
+// from the server (text the model writes besides is read as before).
+func (b *requestBuilder) textDialect() toolcall.Format {
+	if b.format != session.FormatText {
+		return ""
+	}
+	return b.dialect
+}
+
 // bindRequests gives the request builder what it reads of the turn; once
 // the run's model is known, before the first request.
 func (r *run) bindRequests() {
