@@ -36,6 +36,13 @@ type Client struct {
 	listAt time.Time
 	probed bool
 	native *ollama.Client
+
+	// psMu guards the running-model list of the Ollama behind /v1
+	// (models.go), held while it is asked so concurrent callers share
+	// one request.
+	psMu    sync.Mutex
+	running []llm.RunningModel
+	psAt    time.Time
 }
 
 var _ llm.Provider = (*Client)(nil)

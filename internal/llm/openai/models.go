@@ -93,9 +93,9 @@ const ollamaDefaultWindow = 4096
 // never more than the trained context. Assuming the trained context would
 // let prompts grow past what the server keeps, and Ollama cuts them
 // silently.
-func ollamaWindow(ctx context.Context, oc *ollama.Client, model string, trained int) int {
+func (c *Client) ollamaWindow(ctx context.Context, oc *ollama.Client, model string, trained int) int {
 	n := ollamaDefaultWindow
-	if rs, err := oc.RunningModels(ctx); err == nil {
+	if rs, err := c.runningModels(ctx, oc); err == nil {
 		for _, r := range rs {
 			if sameModel(r.Name, model) && r.ContextLength > 0 {
 				n = r.ContextLength
@@ -106,6 +106,30 @@ func ollamaWindow(ctx context.Context, oc *ollama.Client, model string, trained 
 		n = min(n, trained)
 	}
 	return n
+}
+
+// runningListTTL is how long Ollama's running-model list is reused: a
+// listing shows every model's window from one /api/ps, not one per model,
+// and a model loaded meanwhile is seen a few seconds later.
+const runningListTTL = 5 * time.Second
+
+// runningModels returns the models the Ollama behind /v1 has loaded,
+// cached for runningListTTL (a failure is not cached).
+func (c *Client) runningModels(ctx context.Context, oc *ollama.Client) ([]llm.RunningModel, error) {
+	c.psMu.Lock()
+	defer c.psMu.Unlock()
+	if c.running != nil && time.Since(c.psAt) < runningListTTL {
+		return c.running, nil
+	}
+	rs, err := oc.RunningModels(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if rs == nil {
+		rs = []llm.RunningModel{}
+	}
+	c.running, c.psAt = rs, time.Now()
+	return rs, nil
 }
 
 // sameModel reports whether a listed id names the requested model: Ollama
@@ -150,7 +174,7 @@ func (c *Client) ShowModel(ctx context.Context, model string) (*llm.ModelDetails
 			}
 			return nil, err
 		}
-		d.ContextLength = ollamaWindow(ctx, oc, model, d.ContextLength)
+		d.ContextLength = c.ollamaWindow(ctx, oc, model, d.ContextLength)
 		return d, nil
 	}
 	entries, err := c.models(ctx)

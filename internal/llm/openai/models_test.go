@@ -66,15 +66,17 @@ func TestListAndShowModels(t *testing.T) {
 			if e.Model != "missing" || !strings.Contains(err.Error(), "olly models") {
 				t.Errorf("error %v", err)
 			}
-			// One list for the whole command, not one per model shown.
-			n := 0
+			// One list for the whole command, not one per model shown;
+			// behind Ollama one list of running models too.
+			n := map[string]int{}
 			for _, r := range srv.Requests() {
-				if r.Path == "/v1/models" {
-					n++
-				}
+				n[r.Path]++
 			}
-			if want := map[bool]int{true: 1, false: 1}[tc.known]; n != want {
-				t.Errorf("/v1/models fetched %d times, want %d", n, want)
+			if n["/v1/models"] != 1 {
+				t.Errorf("/v1/models fetched %d times, want 1", n["/v1/models"])
+			}
+			if want := map[bool]int{true: 1, false: 0}[tc.known]; n["/api/ps"] != want {
+				t.Errorf("/api/ps fetched %d times, want %d", n["/api/ps"], want)
 			}
 		})
 	}
