@@ -182,7 +182,7 @@ func runModelsEnable(ctx context.Context, opts *modelsOptions, names []string, a
 	if err != nil {
 		return err
 	}
-	known, err := knownModels(ctx, opts, st)
+	known, err := knownModels(ctx, opts, st, names)
 	if err != nil {
 		return err
 	}
@@ -224,7 +224,7 @@ func newModelsSetCmd(opts *modelsOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			known, err := knownModels(cmd.Context(), opts, st)
+			known, err := knownModels(cmd.Context(), opts, st, args)
 			if err != nil {
 				return err
 			}
@@ -247,12 +247,22 @@ func newModelsSetCmd(opts *modelsOptions) *cobra.Command {
 	return cmd
 }
 
-// knownModels refreshes the cache from the server when it answers and
-// returns every model it knows of, by name.
-func knownModels(ctx context.Context, opts *modelsOptions, st *store.Store) (map[string]bool, error) {
+// knownModels returns every model the cache knows of, by name. Only when
+// one of names is not among them is the server listed (which refreshes
+// the cache) and the cache read again: a listing asks the server about
+// every model, too much to check one name.
+func knownModels(ctx context.Context, opts *modelsOptions, st *store.Store, names []string) (map[string]bool, error) {
+	known, err := cachedModels(ctx, st)
+	if err != nil || allKnown(known, names) {
+		return known, err
+	}
 	if p, err := opts.Provider(); err == nil {
 		_, _, _ = models.NewCatalog(p).WithCache(st).ListOrCached(ctx)
 	}
+	return cachedModels(ctx, st)
+}
+
+func cachedModels(ctx context.Context, st *store.Store) (map[string]bool, error) {
 	cached, err := st.Models(ctx)
 	if err != nil {
 		return nil, err
@@ -262,6 +272,15 @@ func knownModels(ctx context.Context, opts *modelsOptions, st *store.Store) (map
 		known[m.Name] = true
 	}
 	return known, nil
+}
+
+func allKnown(known map[string]bool, names []string) bool {
+	for _, n := range names {
+		if _, ok := resolveModelName(known, n); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // resolveModelName accepts a name with or without Ollama's ":latest".

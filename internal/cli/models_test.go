@@ -80,11 +80,20 @@ func TestModelsCacheAndChoices(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "tiny:1b") || !strings.Contains(out, "NUM_CTX") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
+	// A name the models table knows is not checked with the server; an
+	// unknown one is, before it is refused.
+	asked := len(e.srv.Requests())
 	if code, _, errOut := e.run(t, "models", "disable", "tiny:1b"); code != 0 {
 		t.Fatalf("disable: exit %d: %s", code, errOut)
 	}
+	if n := len(e.srv.Requests()) - asked; n != 0 {
+		t.Errorf("disable of a cached model asked the server %d times", n)
+	}
 	if code, _, errOut := e.run(t, "models", "disable", "nope"); code != ExitUsage || !strings.Contains(errOut, "no model \"nope\"") {
 		t.Fatalf("disable of an unknown model: exit %d: %s", code, errOut)
+	}
+	if len(e.srv.Requests()) == asked {
+		t.Error("an unknown model was refused without asking the server")
 	}
 	if code, _, errOut := e.run(t, "models", "set", "qwen3:8b", "--context", "8192"); code != 0 || !strings.Contains(errOut, "8192") {
 		t.Fatalf("set --context: exit %d: %s", code, errOut)
