@@ -23,6 +23,9 @@ type Log interface {
 	Events(ctx context.Context, session string, afterSeq int64, limit int) ([]store.EventRecord, error)
 	Path(ctx context.Context, session string, leafSeq int64) ([]store.EventRecord, error)
 	LastSeq(ctx context.Context, session string) (int64, error)
+	// LastOfType is the last event of a type on the current branch, nil
+	// when there is none (todos.go).
+	LastOfType(ctx context.Context, session, typ string) (*store.EventRecord, error)
 }
 
 // Rows are the session rows the service keeps (*store.Store).

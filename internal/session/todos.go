@@ -7,14 +7,20 @@ import (
 )
 
 // Todos returns the session's current todo list: the last todo_list event
-// on its current branch (nil when the agent kept none). Live frontends
-// show the same list from the events as they arrive.
+// on its current branch (nil when the agent kept none), read alone rather
+// than with the whole branch. Live frontends show the same list from the
+// events as they arrive.
 func (s *Service) Todos(ctx context.Context, id string) ([]event.Todo, error) {
-	evs, err := s.History(ctx, id)
+	rec, err := s.store.LastOfType(ctx, id, string(event.TypeTodoList))
+	if err != nil || rec == nil {
+		return nil, err
+	}
+	ev, err := decode(*rec)
 	if err != nil {
 		return nil, err
 	}
-	return LastTodos(evs), nil
+	l, _ := ev.Data.(event.TodoList)
+	return l.Todos, nil
 }
 
 // LastTodos is the todo list of the last todo_list event among evs (nil
