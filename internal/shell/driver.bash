@@ -2,15 +2,19 @@
 # commands one after another, so cd, variables, functions and aliases
 # simply stay (see docs/shell.md for the whole design). It is started as
 #
-#     bash --noprofile --norc -c "$(cat driver.bash)" bash STATE_DIR RESTORE NAME=VALUE...
+#     bash --noprofile --norc -c "$(cat driver.bash)" bash STATE_DIR SLOT NAME=VALUE...
 #
 # with fd 3 the read end of olly's wake pipe and fd 4 the write end of the
-# frame pipe; stdin, stdout and stderr are /dev/null. RESTORE is a state
-# file an earlier bash of the session saved ("" for none); the NAME=VALUE
-# pairs are exported before every command (TERM=dumb, TMPDIR, ...).
+# frame pipe; stdin, stdout and stderr are /dev/null. SLOT names the state
+# file (STATE_DIR/state<SLOT>) an earlier bash of the session saved last
+# ("" for none); the NAME=VALUE pairs are exported before every command
+# (TERM=dumb, TMPDIR, ...). Saves alternate between state0 and state1, so
+# a bash killed while saving never spoils the last complete state.
 #
 # One command: olly writes STATE_DIR/req (NUL-separated: token, directory,
-# output FIFO, state slot, command) and one byte to fd 3. bash answers on
+# output FIFO, save flag, command, then the command names to check) and one byte to fd 3; with save flag 0 (olly found the command
+# cannot change the state) and none of the names a function or an alias,
+# no save and no S frame follow. bash answers on
 # fd 4 with NUL-separated frames:
 #     B token                  the command begins
 #     D token rc flag pwd      it ended (flag "b": it started a background job)
@@ -26,26 +30,32 @@
 # definitions were made). Its own variables are set again below.
 if [[ -n $2 ]]; then
 	builtin shopt -s expand_aliases
-	builtin source -- "$2" >/dev/null 2>&1
+	builtin source -- "$1/state$2" >/dev/null 2>&1
 	builtin shopt -u expand_aliases
 fi
 __olly_d=$1
+__olly_last=${2:-1}
 __olly_forced=("${@:3}")
 builtin set --
 __olly_in=
 __olly_eof=
 __olly_tok=
-__olly_slot=0
 __olly_bg=
 
 # __olly_next waits for olly's next request and prepares it.
 __olly_next() {
 	IFS= builtin read -r -n 1 -u 3 __olly_w || { __olly_eof=1; return 1; }
 	builtin mapfile -d '' -t __olly_req <"$__olly_d/req" || { __olly_eof=1; return 1; }
-	__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_slot=${__olly_req[3]} __olly_cmd=${__olly_req[4]}
+	__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_sv=${__olly_req[3]} __olly_cmd=${__olly_req[4]}
 	if [[ $PWD != "${__olly_req[1]}" ]]; then
 		builtin cd -- "${__olly_req[1]}" 2>/dev/null
 	fi
+	# A command olly found stateless (save flag 0) is saved all the same if
+	# one of its command names is a function or an alias of the session.
+	for __olly_n in "${__olly_req[@]:5}"; do
+		[[ -z ${BASH_ALIASES[$__olly_n]+x} ]] || __olly_sv=1
+		builtin declare -F -- "$__olly_n" >/dev/null 2>&1 && __olly_sv=1
+	done
 	builtin export OLLY_SHELL_RUN="$__olly_tok" "${__olly_forced[@]}"
 	IFS=$' \t\n'
 	__olly_in=1 __olly_bg=$!
@@ -71,20 +81,24 @@ __olly_post() {
 	__olly_f=
 	[[ $! == "$__olly_bg" ]] || __olly_f=b
 	builtin printf 'D\0%s\0%s\0%s\0%s\0' "$__olly_tok" "$__olly_rc" "$__olly_f" "$PWD" >&4
+	[[ $__olly_sv == 1 ]] || return 0
 	__olly_save
-	builtin printf 'S\0%s\0%s\0' "$__olly_tok" "$__olly_slot" >&4
+	builtin printf 'S\0%s\0%s\0' "$__olly_tok" "$__olly_last" >&4
 }
 
 # __olly_save writes everything bash can print back as source: variables
-# with their attributes, functions (and which are exported) and aliases.
+# with their attributes, functions (and which are exported) and aliases,
+# into the slot it did not save last.
 __olly_save() {
 	builtin unset __olly_cmd __olly_req
+	__olly_slot=$((1 - __olly_last))
 	{
 		builtin declare -p
 		builtin declare -f
 		builtin declare -F
 		builtin alias -p
 	} >"$__olly_d/state$__olly_slot" 2>/dev/null
+	__olly_last=$__olly_slot
 }
 
 # __olly_exit runs when bash exits. During a command (exit, a set -e

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -66,7 +67,7 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 	}
 	restore, env := "", s.m.baseEnv
 	if s.slot >= 0 {
-		restore, env = s.statePath(s.slot), restartEnv(s.m.baseEnv)
+		restore, env = strconv.Itoa(s.slot), restartEnv(s.m.baseEnv)
 	}
 	forced := append(forcedEnv(), "TMPDIR="+s.tmpDir, "TMP="+s.tmpDir, "TEMP="+s.tmpDir)
 	args := append([]string{"--noprofile", "--norc", "-c", driverScript, "bash", s.dir, restore}, forced...)

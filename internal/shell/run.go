@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -87,8 +86,16 @@ func (s *Shell) send(r *run, command, dir string) error {
 		s.proc = p
 	}
 	r.proc, r.pid, r.startTicks = s.proc, s.proc.pid, s.proc.start
-	slot := s.nextSlot
-	req := strings.Join([]string{r.token, dir, r.fifo, strconv.Itoa(slot), command}, "\x00") + "\x00"
+	change, names := true, []string(nil)
+	if s.saved {
+		change, names = mayChangeState(command)
+	}
+	save := "1"
+	if !change {
+		save = "0"
+	}
+	fields := append([]string{r.token, dir, r.fifo, save, command}, names...)
+	req := strings.Join(fields, "\x00") + "\x00"
 	if err := os.WriteFile(filepath.Join(s.dir, "req"), []byte(req), 0o600); err != nil {
 		return fmt.Errorf("shell: write command: %w", err)
 	}
@@ -97,7 +104,7 @@ func (s *Shell) send(r *run, command, dir string) error {
 		s.dropProc(nil)
 		return errNotStarted
 	}
-	s.nextSlot = 1 - slot
+	s.saved = s.saved || change
 	return nil
 }
 
@@ -153,10 +160,6 @@ func (s *Shell) dropProc(r *run) {
 				r.exit, s.slot = &rec, rec.slot
 			}
 		}
-	}
-	s.nextSlot = 0
-	if s.slot >= 0 {
-		s.nextSlot = 1 - s.slot
 	}
 }
 

@@ -60,13 +60,14 @@ type Shell struct {
 	cwd   string
 	proc  *bashProc // the session's bash, nil until a command needs one
 	// slot is the state file (STATE_DIR/state<slot>) a bash of the session
-	// last saved completely, -1 for none yet; nextSlot is the one the next
-	// command saves into (they alternate, so a bash killed while saving
-	// never spoils the last complete state).
-	slot     int
-	nextSlot int
-	since    uint64 // start time of the session's first bash
-	leaders  []int  // the session's bash pids (their process groups)
+	// last reported saved completely, -1 for none yet (driver.bash
+	// alternates between two).
+	slot int
+	// saved: a command the session ran was followed by a save (the first
+	// always is; then commands that cannot change the state skip it).
+	saved   bool
+	since   uint64 // start time of the session's first bash
+	leaders []int  // the session's bash pids (their process groups)
 	// leaderStarts are leaders with their start times, for the RunDir
 	// record.
 	leaderStarts []groupRecord

@@ -1,0 +1,89 @@
+package shell
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestMayChangeState(t *testing.T) {
+	stateless := []string{
+		"echo step-1 >> steps.txt",
+		"go test ./...",
+		"ls -la | grep foo && cat x || true",
+		`printf '%s\n' "a b" 'c;d'`,
+		"git status; git diff --stat",
+		"sleep 1 & echo $!",
+		"echo hi >&2 2>&1",
+		"[ -f go.mod ] && echo yes",
+		"grep -rn 'cd x' .",
+		"echo $HOME $PATH",
+	}
+	changing := []string{
+		"cd sub", "export A=1", "A=1", "A=1 make", "printf -v x 1", "test -v X",
+		"echo ${x:=1}", "echo $((x++))", "((x++))", "(cd x)", "{ cd x; }", "source a", ". a", "eval x",
+		"if true; then :; fi", "for i in 1; do :; done", "echo 'unterminated", "echo a # ; cd x", "$CMD",
+		`\cd x`, "exec ls", "read x", "set -e", "ls; cd x", "ls && export X", "ls | read x", "echo $(cd x)",
+		"cat <<EOF\nx\nEOF", "&>f ls", `echo \' ; cd x ; echo \'`, `echo "\" ; cd x ; echo \""`, "kill $$", "exit", "true\ncd x", "alias x=y", "unset X", "shopt -s globstar",
+	}
+	for _, c := range stateless {
+		if change, _ := mayChangeState(c); change {
+			t.Errorf("%q: may change state, want stateless", c)
+		}
+	}
+	for _, c := range changing {
+		if change, _ := mayChangeState(c); !change {
+			t.Errorf("%q: stateless, want may change state", c)
+		}
+	}
+	if _, names := mayChangeState("ls -l | grep x && ls; echo y"); !slices.Equal(names, []string{"ls", "grep", "echo"}) {
+		t.Errorf("names %q", names)
+	}
+}
+
+// TestStatelessCommandsSkipTheSave: a command that only runs programs is
+// not followed by a save, and the state saved before it is the state
+// after it; calling a function or an alias is saved like any change.
+func TestStatelessCommandsSkipTheSave(t *testing.T) {
+	m, ws := newTestManager(t, nil)
+	sh := m.Session("s")
+	// The state files' contents and modification times: a save rewrites
+	// one of them even when nothing changed.
+	state := func() string {
+		var out string
+		for slot := range 2 {
+			b, _ := os.ReadFile(sh.statePath(slot))
+			fi, _ := os.Stat(sh.statePath(slot))
+			if fi != nil {
+				out += fi.ModTime().String()
+			}
+			out += string(b)
+		}
+		return out
+	}
+	mustRun(t, sh, "cd sub; export A=1; f() { export B=2; }; alias g='export C=3'", RunOptions{})
+	time.Sleep(100 * time.Millisecond) // the save follows the result
+	before := state()
+	mustRun(t, sh, "echo step >> steps.txt; OLLY_PROBE=1", RunOptions{})
+	mustRun(t, sh, "echo step >> steps.txt", RunOptions{})
+	time.Sleep(100 * time.Millisecond)
+	if after := state(); after == before || !strings.Contains(after, "OLLY_PROBE") {
+		t.Fatal("a command that assigns was not followed by a save")
+	}
+	before = state()
+	mustRun(t, sh, "echo step >> steps.txt", RunOptions{})
+	time.Sleep(100 * time.Millisecond)
+	if state() != before {
+		t.Error("a command that only appends to a file was followed by a save")
+	}
+	mustRun(t, sh, "f", RunOptions{})
+	mustRun(t, sh, "g", RunOptions{})
+	mustRun(t, sh, "ls >/dev/null", RunOptions{})
+	mustRun(t, sh, "kill -KILL $$", RunOptions{})
+	res := mustRun(t, sh, `echo "${PWD##*/} $A ${B-} ${C-}"; cat steps.txt`, RunOptions{})
+	if res.Output != "sub 1 2 3\nstep\nstep\nstep" {
+		t.Errorf("after the killed shell: %q (root %s)", res.Output, ws)
+	}
+}
