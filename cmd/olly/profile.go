@@ -26,11 +26,6 @@ func startProfiles() (stop func()) {
 	cpuPath, memPath := os.Getenv(cpuProfileEnv), os.Getenv(memProfileEnv)
 	_ = os.Unsetenv(cpuProfileEnv)
 	_ = os.Unsetenv(memProfileEnv)
-	if memPath != "" {
-		// olly's heap is a few MB: Go's default of one sample per 512 KB
-		// allocated would show little of it.
-		runtime.MemProfileRate = 16 << 10
-	}
 	var cpuFile *os.File
 	if cpuPath != "" {
 		f, err := os.Create(cpuPath)
