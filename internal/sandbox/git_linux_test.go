@@ -296,3 +296,20 @@ func firstLines(s string, n int) string {
 	}
 	return strings.Join(lines, "")
 }
+
+// TestGitFallsBackToSplit: where the helper cannot make .git read-only
+// (here: a "helper" that always fails), the sandbox says so and uses
+// per-entry rules, which still keep .git read-only.
+func TestGitFallsBackToSplit(t *testing.T) {
+	activeSandbox(t)
+	b := New("/bin/false")
+	st := b.Status()
+	if st.Git != GitSplit || st.GitReason == "" || !strings.Contains(st.String(), "per-entry rules") {
+		t.Fatalf("status = %+v (%s)", st, st.String())
+	}
+	f := newGitFixture(t)
+	if out, err := runIn(t, b, f.spec(), f.ws, gitAttacks["plant a hook"]); err == nil {
+		t.Fatalf("the hook was planted:\n%s", out)
+	}
+	f.check(t, "fallback")
+}

@@ -114,7 +114,7 @@ func TestProjectMCPServerStaysConfined(t *testing.T) {
 	b := activeSandbox(t)
 	outside, _ := filepath.EvalSymlinks(t.TempDir())
 	script := func(name string) string {
-		return "touch " + name + "-ran; touch " + filepath.Join(outside, name+"-escaped")
+		return "touch " + name + "-ran; touch .git/" + name + "-hook; touch " + filepath.Join(outside, name+"-escaped")
 	}
 	user := `{mine: {command: sh, args: ["-c", "` + script("mine") + `"]}}`
 	cfg, ws := setup(t, "proj", "OLLY_MCP_SERVERS="+user, "OLLY_MCP_UNSANDBOXED=[proj, mine]", "OLLY_MCP_CONNECT_TIMEOUT=5s")
@@ -122,6 +122,15 @@ func TestProjectMCPServerStaysConfined(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(project), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The workspace is a repository: a confined server must not write its
+	// .git either (and, with a mount namespace, may still create files
+	// at the top level).
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Per-entry rules allow no new top-level entries: there the confined
+	// server's attempt shows in its stderr instead.
+	topLevel := b.Status().Git == sandbox.GitMount
 	m, errs := app.NewMCPManager(cfg, b, app.SandboxSpec(cfg), ws, slog.New(slog.DiscardHandler))
 	if len(errs) != 0 {
 		t.Fatal(errs)
@@ -150,7 +159,17 @@ func TestProjectMCPServerStaysConfined(t *testing.T) {
 		if err == nil || strings.Contains(err.Error(), "not trusted") {
 			t.Fatalf("%s: %v", name, err)
 		}
-		waitFor(t, filepath.Join(ws, name+"-ran"))
+		if name == "mine" || topLevel {
+			waitFor(t, filepath.Join(ws, name+"-ran"))
+		} else if !strings.Contains(err.Error(), name+"-ran") {
+			t.Fatalf("%s did not run: %v", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git", "proj-hook")); err == nil {
+		t.Error("the confined project server wrote the workspace's .git")
+	}
+	if _, err := os.Stat(filepath.Join(ws, ".git", "mine-hook")); err != nil {
+		t.Error("the user's unconfined server could not write .git (the check above proves nothing then)")
 	}
 	if _, err := os.Stat(filepath.Join(outside, "proj-escaped")); err == nil {
 		t.Error("the project server wrote outside the workspace: mcp.unsandboxed started it unconfined")
