@@ -193,10 +193,10 @@ func TestGitEverydayCommands(t *testing.T) {
 		t.Logf("mount namespace mode not tested: %s", st.GitReason)
 	}
 	for how, b := range modes {
+		ws := gitRepo(t) // one repository per mode, the commands in turn
+		spec := Spec{Policy: WorkspaceWrite, Writable: []string{ws}}
 		for _, c := range everyday {
 			t.Run(how+"/"+c.name, func(t *testing.T) {
-				ws := gitRepo(t)
-				spec := Spec{Policy: WorkspaceWrite, Writable: []string{ws}}
 				out, err := runIn(t, b, spec, ws, "export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1; "+c.script)
 				want := c.mount
 				if how == GitSplit {
@@ -213,8 +213,6 @@ func TestGitEverydayCommands(t *testing.T) {
 			})
 		}
 		t.Run(how+"/git commit is refused and explained", func(t *testing.T) {
-			ws := gitRepo(t)
-			spec := Spec{Policy: WorkspaceWrite, Writable: []string{ws}}
 			out, err := runIn(t, b, spec, ws, "echo x >> README && git -c user.name=t -c user.email=t@e commit -qam x")
 			if err == nil {
 				t.Fatalf("git commit wrote .git:\n%s", out)
