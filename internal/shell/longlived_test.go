@@ -284,3 +284,27 @@ func FuzzReadFrame(f *testing.F) {
 		_, _ = mayChangeState(string(b))
 	})
 }
+
+// TestLongLivedShellWithReadOnlyGit: a workspace with a .git, whose bash
+// the sandbox starts however it keeps .git read-only (the helper in
+// namespaces of its own, or rules split around it), keeps its state
+// between commands and cannot write .git.
+func TestLongLivedShellWithReadOnlyGit(t *testing.T) {
+	sb := sandbox.New("")
+	if !sb.Status().Active() {
+		t.Skipf("no sandbox here (%s)", sb.Status().Reason)
+	}
+	m, ws := newTestManager(t, func(o *ManagerOptions) { o.Sandbox = sb })
+	if err := os.Mkdir(filepath.Join(ws, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sh := m.Session("s")
+	first := mustRun(t, sh, "cd sub; export G=1; echo $$", RunOptions{})
+	if first.ExitCode != 0 {
+		t.Fatalf("%s", first.Text())
+	}
+	res := mustRun(t, sh, `echo "$$ ${PWD##*/} $G"; touch ../.git/x 2>/dev/null && echo wrote-git; touch ok && echo wrote-ws`, RunOptions{})
+	if want := first.Output + " sub 1\nwrote-ws"; res.Output != want {
+		t.Errorf("second command (sandbox: %s): %q, want %q", sb.Status(), res.Output, want)
+	}
+}
