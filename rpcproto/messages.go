@@ -185,8 +185,10 @@ type SessionStats struct {
 	Turns             int         `json:"turns"`
 	ContextWindow     int         `json:"contextWindow" doc:"the last request's context window"`
 	ContextTokens     int         `json:"contextTokens" doc:"the last request's prompt size"`
-	PendingAdditions  int         `json:"pendingAdditions" doc:"lines added by changes not yet kept or undone"`
-	PendingDeletions  int         `json:"pendingDeletions"`
+	// ContextCategories is what ContextTokens was made of.
+	ContextCategories event.TokenCategories `json:"contextCategories" doc:"the last request's prompt by category (system prompt, tool definitions, messages, tool results, attached files, instruction files), as its token_usage event gave them; zeros before the first request"`
+	PendingAdditions  int                   `json:"pendingAdditions" doc:"lines added by changes not yet kept or undone"`
+	PendingDeletions  int                   `json:"pendingDeletions"`
 }
 
 // TokenTotals add up a session's token use.

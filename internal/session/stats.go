@@ -23,6 +23,10 @@ type Stats struct {
 	// ContextTokens is the last request's prompt, of ContextWindow.
 	InputTokens, OutputTokens    int
 	ContextTokens, ContextWindow int
+	// Context is what the last request's prompt was made of, by
+	// category (its token_usage event's categories): a snapshot, like
+	// ContextTokens, not a sum.
+	Context event.TokenCategories
 	// Pending are the lines of changes not yet kept or undone.
 	Pending store.DiffStats
 }
@@ -47,7 +51,7 @@ func (s *Service) Stats(ctx context.Context, id string) (*Stats, error) {
 		case event.TokenUsage:
 			st.InputTokens += p.PromptTokens
 			st.OutputTokens += p.CompletionTokens
-			st.ContextWindow, st.ContextTokens = p.ContextWindow, p.PromptTokens
+			st.ContextWindow, st.ContextTokens, st.Context = p.ContextWindow, p.PromptTokens, p.Categories
 		}
 	}
 	if st.Pending, err = s.store.SessionPendingStats(ctx, id); err != nil {

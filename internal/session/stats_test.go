@@ -32,7 +32,8 @@ func TestStatsLastAnswerAndBranchPrompts(t *testing.T) {
 	emit(1, event.TokenUsage{PromptTokens: 100, CompletionTokens: 10, ContextWindow: 8192})
 	emit(1, event.UserMessage{Text: "use tabs", Steering: true})
 	emit(1, event.AssistantMessage{Iteration: 2, Text: "Done with tabs."})
-	emit(1, event.TokenUsage{PromptTokens: 150, CompletionTokens: 5, ContextWindow: 8192})
+	cats := event.TokenCategories{System: 40, ToolDefinitions: 30, Messages: 50, ToolResults: 20, Files: 6, Instructions: 4}
+	emit(1, event.TokenUsage{PromptTokens: 150, CompletionTokens: 5, ContextWindow: 8192, Categories: cats})
 	emit(1, event.FinalMessage{Text: "Fixed, with tabs."})
 	emit(1, event.TurnFinished{Status: event.FinishDone})
 	emit(2, event.TurnStarted{Mode: "agent"})
@@ -53,7 +54,7 @@ func TestStatsLastAnswerAndBranchPrompts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Stats{Turns: 2, UserMessages: 3, AssistantMessages: 3, ToolCalls: 2, ToolResults: 2,
-		InputTokens: 250, OutputTokens: 15, ContextTokens: 150, ContextWindow: 8192,
+		InputTokens: 250, OutputTokens: 15, ContextTokens: 150, ContextWindow: 8192, Context: cats,
 		Pending: store.DiffStats{Additions: 4, Deletions: 1, Files: 1}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("stats (-want +got):\n%s", diff)

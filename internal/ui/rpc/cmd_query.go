@@ -156,7 +156,7 @@ func runSessionStats(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) 
 	}
 	out := rpcproto.SessionStats{SessionID: id, Turns: st.Turns, UserMessages: st.UserMessages, AssistantMessages: st.AssistantMessages,
 		ToolCalls: st.ToolCalls, ToolResults: st.ToolResults, TotalMessages: st.UserMessages + st.AssistantMessages + st.ToolResults,
-		ContextWindow: st.ContextWindow, ContextTokens: st.ContextTokens,
+		ContextWindow: st.ContextWindow, ContextTokens: st.ContextTokens, ContextCategories: st.Context,
 		PendingAdditions: st.Pending.Additions, PendingDeletions: st.Pending.Deletions}
 	out.Tokens.Input, out.Tokens.Output, out.Tokens.Total = st.InputTokens, st.OutputTokens, st.InputTokens+st.OutputTokens
 	return out, nil
