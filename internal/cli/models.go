@@ -194,7 +194,7 @@ func runModelsEnable(ctx context.Context, opts *modelsOptions, names []string, a
 		slices.Sort(names)
 	}
 	for _, n := range names {
-		name, ok := resolveModelName(known, n)
+		name, ok := models.ResolveName(known, n)
 		if !ok {
 			return usageError("no model %q on the server or in the cache (`olly models` lists them)", n)
 		}
@@ -217,8 +217,8 @@ func newModelsSetCmd(opts *modelsOptions) *cobra.Command {
 			if !cmd.Flags().Changed("context") {
 				return usageError("say what to set: --context N (tokens; 0 removes the cap)")
 			}
-			if ctxCap < 0 || (ctxCap > 0 && ctxCap < 512) || ctxCap > 1<<20 {
-				return usageError("--context %d: expected 0 (no cap) or a window from 512 to %d tokens", ctxCap, 1<<20)
+			if err := models.CheckContextCap(ctxCap); err != nil {
+				return usageError("--context %v", err)
 			}
 			st, err := opts.Store(cmd.Context())
 			if err != nil {
@@ -228,7 +228,7 @@ func newModelsSetCmd(opts *modelsOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			name, ok := resolveModelName(known, args[0])
+			name, ok := models.ResolveName(known, args[0])
 			if !ok {
 				return usageError("no model %q on the server or in the cache (`olly models` lists them)", args[0])
 			}
@@ -276,36 +276,16 @@ func cachedModels(ctx context.Context, st *store.Store) (map[string]bool, error)
 
 func allKnown(known map[string]bool, names []string) bool {
 	for _, n := range names {
-		if _, ok := resolveModelName(known, n); !ok {
+		if _, ok := models.ResolveName(known, n); !ok {
 			return false
 		}
 	}
 	return true
 }
 
-// resolveModelName accepts a name with or without Ollama's ":latest".
-func resolveModelName(known map[string]bool, name string) (string, bool) {
-	if known[name] {
-		return name, true
-	}
-	if !strings.Contains(name, ":") && known[name+":latest"] {
-		return name + ":latest", true
-	}
-	return "", false
-}
-
 // capabilityWords renders capabilities as the words people use.
 func capabilityWords(c llm.Capabilities) string {
-	var w []string
-	for _, x := range []struct {
-		on   bool
-		name string
-	}{{c.Chat, "chat"}, {c.Tools, "tools"}, {c.Thinking, "thinking"}, {c.Vision, "vision"}, {c.FIM, "fim"}, {c.Embedding, "embedding"}} {
-		if x.on {
-			w = append(w, x.name)
-		}
-	}
-	s := strings.Join(w, " ")
+	s := strings.Join(models.CapabilityWords(c), " ")
 	if !c.Known {
 		s += " (assumed: the server does not report capabilities)"
 	}

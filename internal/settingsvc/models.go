@@ -22,12 +22,6 @@ type ModelStore interface {
 	SetModelContextCap(ctx context.Context, name string, limit int) error
 }
 
-// The per-model context cap's bounds (as `olly models set --context`).
-const (
-	minContextCap = 512
-	maxContextCap = 1 << 20
-)
-
 // ListModels lists the server's models (the cache when it cannot be
 // reached) with capabilities, context lengths and the person's settings.
 func (s *Service) ListModels(ctx context.Context) (*rpcproto.ListModelsResult, error) {
@@ -64,22 +58,10 @@ func (s *Service) catalog(ctx context.Context) (*config.Config, []models.Model, 
 // wireModel is one model as list_models shows it.
 func wireModel(m models.Model, cfg *config.Config) rpcproto.ModelInfo {
 	c := m.Capabilities
-	var caps []string
-	for _, x := range []struct {
-		on   bool
-		name string
-	}{{c.Chat, "chat"}, {c.Tools, "tools"}, {c.Thinking, "thinking"}, {c.Vision, "vision"}, {c.FIM, "fim"}, {c.Embedding, "embedding"}} {
-		if x.on {
-			caps = append(caps, x.name)
-		}
-	}
 	out := rpcproto.ModelInfo{Name: m.Name, Size: m.Size, Family: m.Family, ParameterSize: m.ParameterSize,
-		QuantizationLevel: m.QuantizationLevel, ContextLength: m.ContextLength, Capabilities: caps,
+		QuantizationLevel: m.QuantizationLevel, ContextLength: m.ContextLength, Capabilities: models.CapabilityWords(c),
 		CapabilitiesKnown: c.Known, Running: m.Running, Enabled: m.Enabled, NumCtxCap: m.NumCtxCap, Cached: m.Cached,
 		Dialect: string(m.Dialect)}
-	if out.Capabilities == nil {
-		out.Capabilities = []string{}
-	}
 	out.NumCtx, out.NumCtxFrom = llm.NumCtx(m.ContextLength, cfg.ContextWindow, cfg.Agent.MaxContextWindow, m.NumCtxCap)
 	if m.Err != nil {
 		out.Error = m.Err.Error()
@@ -97,8 +79,8 @@ func (s *Service) SetModelEnabled(ctx context.Context, req rpcproto.SetModelEnab
 // requests for a model.
 func (s *Service) SetModelContext(ctx context.Context, req rpcproto.SetModelContextRequest) (*rpcproto.ModelResult, error) {
 	n := req.Context
-	if n < 0 || (n > 0 && n < minContextCap) || n > maxContextCap {
-		return nil, fmt.Errorf("field context: %d: expected 0 (no cap) or a window from %d to %d tokens", n, minContextCap, maxContextCap)
+	if err := models.CheckContextCap(n); err != nil {
+		return nil, fmt.Errorf("field context: %w", err)
 	}
 	return s.changeModel(ctx, req.Name, func(name string) error { return s.Models.SetModelContextCap(ctx, name, n) })
 }
@@ -121,13 +103,11 @@ func (s *Service) changeModel(ctx context.Context, name string, change func(name
 	for _, m := range list {
 		known[m.Name] = true
 	}
-	name = strings.TrimSpace(name)
-	if !known[name] && !strings.Contains(name, ":") && known[name+":latest"] {
-		name += ":latest"
+	resolved, ok := models.ResolveName(known, name)
+	if !ok {
+		return nil, fmt.Errorf("field name: no model %q on the server or in the cache (list_models lists them)", strings.TrimSpace(name))
 	}
-	if !known[name] {
-		return nil, fmt.Errorf("field name: no model %q on the server or in the cache (list_models lists them)", name)
-	}
+	name = resolved
 	if err := change(name); err != nil {
 		return nil, err
 	}
