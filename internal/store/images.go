@@ -23,6 +23,7 @@ func (s *Store) PutImage(ctx context.Context, mimeType string, data []byte) (str
 		return "", classify(s.file, fmt.Errorf("store image %s: %w", key[:12], err))
 	}
 	s.walWrote(len(data)) // megabytes in the WAL count toward the next checkpoint
+	s.notePut(key)
 	return key, nil
 }
 

@@ -361,5 +361,8 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("%s: %w", op, ErrNotFound)
 	}
+	if err := s.deleteUnusedImagesTx(ctx, tx); err != nil {
+		return classify(s.file, fmt.Errorf("%s: %w", op, err))
+	}
 	return classify(s.file, tx.Commit())
 }
