@@ -7,9 +7,9 @@
 // Policies (docs/safety.md has the table):
 //   - ReadOnly: read anywhere but the protected paths, write only olly's
 //     own folders for the session (its shell state), no TCP.
-//   - WorkspaceWrite: ReadOnly plus writing the workspace roots, the
-//     session's temporary and scratch folders and the build caches; TCP
-//     only if Spec.Network.
+//   - WorkspaceWrite: ReadOnly plus writing the workspace roots (but
+//     never their .git: git.go), the session's temporary and scratch
+//     folders and the build caches; TCP only if Spec.Network.
 //   - Unsandboxed: not confined; only a person grants it.
 package sandbox
 
