@@ -311,3 +311,18 @@ func TestGitFallsBackToSplit(t *testing.T) {
 	}
 	f.check(t, "fallback")
 }
+
+// BenchmarkGitProbe is what the first Status call of an olly process
+// costs: probing whether a mount namespace can keep .git read-only.
+func BenchmarkGitProbe(b *testing.B) {
+	if !New("").Status().Active() {
+		b.Skip("no sandbox")
+	}
+	cpu0 := cpuTime()
+	for b.Loop() {
+		if st := New("").Status(); st.Git == "" {
+			b.Fatal("no answer")
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+}
