@@ -228,17 +228,40 @@ func TestSandboxSpecListsEachRootOnce(t *testing.T) {
 
 func TestStampsSeeNewEntries(t *testing.T) {
 	dir := t.TempDir()
-	missing := filepath.Join(dir, "cache")
-	stamps := []dirStamp{stamp(dir), stamp(missing)}
+	for _, n := range []string{"kept", "removed", "replaced"} {
+		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := stamp(dir)
+	st.entries = listEntries(dir)
+	missing := stamp(filepath.Join(dir, "cache"))
+	stamps := []*dirStamp{&st, &missing}
 	if stampsChanged(stamps) {
 		t.Fatal("changed without a change")
 	}
 	time.Sleep(10 * time.Millisecond) // a coarse clock must tick
-	if err := os.Mkdir(missing, 0o700); err != nil {
+	if err := os.Remove(filepath.Join(dir, "removed")); err != nil {
 		t.Fatal(err)
 	}
-	if !stampsChanged(stamps) || !stampsChanged(stamps[1:]) {
-		t.Error("a new entry, and a missing place that now exists, went unnoticed")
+	if stampsChanged(stamps[:1]) {
+		t.Error("an entry removed counts as a change")
+	}
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.WriteFile(tmp, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, "replaced")); err != nil {
+		t.Fatal(err)
+	}
+	if !stampsChanged(stamps[:1]) {
+		t.Error("an entry replaced by a rename went unnoticed")
+	}
+	if err := os.Mkdir(filepath.Join(dir, "cache"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if !stampsChanged(stamps[1:]) {
+		t.Error("a missing place that now exists went unnoticed")
 	}
 }
 

@@ -37,7 +37,7 @@ type bashProc struct {
 	// stamps are the directories whose later entries the sandbox domain
 	// does not cover, and the allowed places that were missing: a change
 	// to either means a new bash (see confine.go).
-	stamps []dirStamp
+	stamps []*dirStamp
 
 	wake *os.File // write end of bash's fd 3
 	fr   *os.File // read end of bash's fd 4
