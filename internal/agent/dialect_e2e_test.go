@@ -22,19 +22,22 @@ const glmTemplate = `[gMASK]<sop>{{ range .Messages }}<|{{ .Role }}|>
 // TestGLMDialectEndToEnd: a model without native tools whose template is
 // GLM-4.5's is asked for calls in that layout, answers with one (with a
 // stray space after the name, which only the GLM reading accepts), and the
-// tool runs; none of the markup is shown.
+// tool runs — the JSON it writes as a file's content stays the text it
+// wrote (the tool's schema says content is a string); none of the markup
+// is shown.
 func TestGLMDialectEndToEnd(t *testing.T) {
 	h := newHarness(t, false, harnessOpt{model: []llmtest.ModelOption{llmtest.Template(glmTemplate)}})
+	pkg := "{\n  \"name\": \"demo\",\n  \"private\": true\n}\n"
 	h.srv.Enqueue(
-		llmtest.Reply(llmtest.Text("I'll create the file.\n<tool_call>write_file \n<arg_key>path</arg_key>\n<arg_value>hello.txt</arg_value>\n"+
-			"<arg_key>content</arg_key>\n<arg_value>\nhi\n</arg_value>\n</tool_call>")),
-		llmtest.Reply(llmtest.Text("Created hello.txt. [TASK_COMPLETE]")),
+		llmtest.Reply(llmtest.Text("I'll create the file.\n<tool_call>write_file \n<arg_key>path</arg_key>\n<arg_value>fixtures/demo.json</arg_value>\n"+
+			"<arg_key>content</arg_key>\n<arg_value>\n"+pkg+"\n</arg_value>\n</tool_call>")),
+		llmtest.Reply(llmtest.Text("Created fixtures/demo.json. [TASK_COMPLETE]")),
 	)
-	res := h.prompt("create hello.txt that says hi")
-	if got, ok := h.read("hello.txt"); !ok || got != "hi" {
-		t.Errorf("hello.txt = %q (exists %v), want %q", got, ok, "hi")
+	res := h.prompt("create fixtures/demo.json for the demo")
+	if got, ok := h.read("fixtures/demo.json"); !ok || got != pkg {
+		t.Errorf("fixtures/demo.json = %q (exists %v), want %q", got, ok, pkg)
 	}
-	if res.Status != event.FinishDone || res.FinalText != "Created hello.txt." {
+	if res.Status != event.FinishDone || res.FinalText != "Created fixtures/demo.json." {
 		t.Errorf("result = %+v", res)
 	}
 	reqs := h.chats()

@@ -53,6 +53,16 @@ func (b *requestBuilder) textDialect() toolcall.Format {
 	return b.dialect
 }
 
+// textParams are the offered tools' parameter types, with which values
+// written as element text are read (toolcall.Options.Params); none with
+// native tool calls.
+func (b *requestBuilder) textParams() map[string]map[string]string {
+	if b.format != session.FormatText {
+		return nil
+	}
+	return toolcall.ParamTypes(b.specs)
+}
+
 // bindRequests gives the request builder what it reads of the turn; once
 // the run's model is known, before the first request.
 func (r *run) bindRequests() {

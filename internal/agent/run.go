@@ -285,7 +285,8 @@ func (r *run) emit(ctx context.Context, p event.Payload) error {
 // refused tools (model.go: text tool calls from now on) or the prompt did
 // not fit after all (request.go: compacted, once).
 func (r *run) stream(ctx context.Context) *streamResult {
-	s := &streamer{provider: r.a.provider, clock: r.a.clock, emit: r.emit, iter: r.iter, known: r.offered, prefer: r.req.textDialect()}
+	s := &streamer{provider: r.a.provider, clock: r.a.clock, emit: r.emit, iter: r.iter, known: r.offered,
+		prefer: r.req.textDialect(), params: r.req.textParams()}
 	ctx = r.withRetryHooks(ctx) // retry.go: retries become model_retry events
 	return s.send(ctx, func() *llm.ChatRequest { return r.req.prepare(ctx, r.iter) },
 		func(res *streamResult) bool { return r.toolsRefused(ctx, res) || r.req.overflowed(ctx, r.iter, res) })

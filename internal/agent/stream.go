@@ -53,9 +53,11 @@ type streamer struct {
 	emit     func(ctx context.Context, p event.Payload) error
 	iter     int
 	// known are the tool names that count in bare JSON, prefer the
-	// model's dialect (toolcall.Options).
+	// model's dialect, params the tools' parameter types
+	// (toolcall.Options).
 	known  map[string]bool
 	prefer toolcall.Format
+	params map[string]map[string]string
 }
 
 // streamState is the accumulation of one stream.
@@ -98,7 +100,7 @@ func (s *streamer) send(ctx context.Context, prepare func() *llm.ChatRequest, re
 // result, with the text shown until then, so the caller can close the
 // iteration for the person.
 func (s *streamer) run(ctx context.Context, req *llm.ChatRequest) *streamResult {
-	st := &streamState{s: s, filter: toolcall.NewFilter(toolcall.Options{Known: s.known, Prefer: s.prefer}), pump: newPump(ctx, s.emit, s.iter)}
+	st := &streamState{s: s, filter: toolcall.NewFilter(toolcall.Options{Known: s.known, Prefer: s.prefer, Params: s.params}), pump: newPump(ctx, s.emit, s.iter)}
 	stream, err := s.provider.Chat(ctx, req)
 	if err != nil {
 		st.fail(ctx, err)

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/olly-agent/olly/internal/llm"
 )
 
 // TestTemplateDialectGolden reads the hand-written chat templates under
@@ -203,4 +205,36 @@ func TestPreferredDialect(t *testing.T) {
 	if c := Extract(cut, preferGLM); len(c) != 1 || !c[0].Incomplete {
 		t.Errorf("the cut-off GLM call is not Incomplete: %s", dumpCalls(c))
 	}
+}
+
+// TestParamTypes: with the tools' schemas, element-text values are read as
+// the parameter's type; without, as before.
+func TestParamTypes(t *testing.T) {
+	params := ParamTypes([]llm.Tool{
+		{Name: "write_file", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"},"append":{"type":["boolean","null"]}}}`)},
+		{Name: "read_file", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"},"ranges":{"type":"array"},"x":{}}}`)},
+		{Name: "broken", Parameters: json.RawMessage(`[`)},
+	})
+	if params["write_file"]["append"] != "boolean" || params["read_file"]["limit"] != "integer" || params["read_file"]["x"] != "" || params["broken"] != nil {
+		t.Fatalf("ParamTypes = %v", params)
+	}
+	typed := Options{Known: testKnown, Params: params}
+	pkg := "{\n  \"name\": \"x\"\n}"
+	glmWrite := "<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>package.json</arg_value>\n<arg_key>content</arg_key>\n<arg_value>" + pkg + "</arg_value>\n<arg_key>append</arg_key>\n<arg_value>false</arg_value>\n</tool_call>"
+	invokeRead := "<invoke name=\"read_file\">\n<parameter name=\"path\">a.go</parameter>\n<parameter name=\"limit\">20</parameter>\n<parameter name=\"ranges\">[1, 2]</parameter>\n</invoke>"
+	qwenRead := "<tool_call>\n<function=read_file>\n<parameter=limit>\n20\n</parameter>\n<parameter=ranges>\n[1, 2]\n</parameter>\n<parameter=path>\n[draft].md\n</parameter>\n</function>\n</tool_call>"
+	runExtractCases(t, []extractCase{
+		{name: "glm, untyped: JSON content becomes an object", opts: knownOpts, in: glmWrite,
+			want: []want{{format: FormatGLM, name: "write_file", args: `{"path":"package.json","content":{"name":"x"},"append":"false"}`}}},
+		{name: "glm, typed: the content keeps its text, the boolean is one", opts: typed, in: glmWrite,
+			want: []want{{format: FormatGLM, name: "write_file", args: `{"path":"package.json","content":` + jsonString(pkg) + `,"append":false}`}}},
+		{name: "invoke, typed", opts: typed, in: invokeRead,
+			want: []want{{format: FormatInvoke, name: "read_file", args: `{"path":"a.go","limit":20,"ranges":[1,2]}`}}},
+		{name: "qwen3-coder, untyped: strings", opts: knownOpts, in: qwenRead,
+			want: []want{{format: FormatXML, name: "read_file", args: `{"limit":"20","ranges":"[1, 2]","path":"[draft].md"}`}}},
+		{name: "qwen3-coder, typed", opts: typed, in: qwenRead,
+			want: []want{{format: FormatXML, name: "read_file", args: `{"limit":20,"ranges":[1,2],"path":"[draft].md"}`}}},
+		{name: "a value not of its type stays a string", opts: typed, in: "<tool_call>read_file\n<arg_key>limit</arg_key>\n<arg_value>all</arg_value>\n</tool_call>",
+			want: []want{{format: FormatGLM, name: "read_file", args: `{"limit":"all"}`}}},
+	})
 }

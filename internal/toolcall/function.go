@@ -199,7 +199,7 @@ func (f *funcParser) readValue(s *scanner) bool {
 				return false
 			}
 			if full {
-				f.addParam(buf[f.vstart:at])
+				f.addParam(s, buf[f.vstart:at])
 				f.cur = at
 				if lit == tagParameterEnd {
 					f.cur += len(lit)
@@ -213,12 +213,17 @@ func (f *funcParser) readValue(s *scanner) bool {
 }
 
 // addParam stores one parameter, without the newline that opens and the one
-// that closes the value in Qwen3-Coder's layout.
-func (f *funcParser) addParam(v []byte) {
+// that closes the value in Qwen3-Coder's layout: as a string, or as the
+// type the tool's schema gives it (Options.Params, see elementValue).
+func (f *funcParser) addParam(s *scanner, v []byte) {
 	v = bytes.TrimPrefix(v, []byte("\n"))
 	v = bytes.TrimSuffix(v, []byte("\n"))
 	f.params.keys = append(f.params.keys, f.pname)
-	f.params.elems = append(f.params.elems, &value{kind: kindString, str: string(v)})
+	val := &value{kind: kindString, str: string(v)}
+	if typ := s.paramType(f.fname, f.pname); typ != "" {
+		val = elementValue(typ, v)
+	}
+	f.params.elems = append(f.params.elems, val)
 }
 
 // cutOff concludes markup that the end of input cut off.
@@ -233,7 +238,7 @@ func (f *funcParser) cutOff(s *scanner) {
 		f.p.finish()
 		f.cut = f.p.cut
 	case fnParamValue:
-		f.addParam(s.buf[f.vstart:])
+		f.addParam(s, s.buf[f.vstart:])
 		f.cut = true
 	case fnSkip, fnAfterJSON, fnBody:
 		// The arguments are complete; only </function> is missing, which

@@ -106,7 +106,7 @@ func (g *glmParser) step(s *scanner) bool {
 			g.key = string(bytes.TrimSpace(buf[g.start:k]))
 			g.st = glAfterKey
 		} else {
-			addParamValue(g.params, g.key, buf[g.start:k])
+			addParamValue(g.params, g.key, s.paramType(g.fname, g.key), buf[g.start:k])
 			g.st = glBody
 		}
 		g.cur = k + len(end)
@@ -195,7 +195,7 @@ func (g *glmParser) cutOff(s *scanner) {
 	case glKey, glAfterKey:
 		g.cut = true
 	case glValue:
-		addParamValue(g.params, g.key, s.buf[g.start:])
+		addParamValue(g.params, g.key, s.paramType(g.fname, g.key), s.buf[g.start:])
 		g.cut = true
 	case glJSON:
 		if g.p.finish() {

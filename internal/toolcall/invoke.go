@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 )
 
@@ -190,7 +191,7 @@ func (x *invokeCall) value(s *scanner) (int, int) {
 				return 0, sWait
 			}
 			if full {
-				addParamValue(x.params, x.pname, buf[x.tagStart:at])
+				addParamValue(x.params, x.pname, s.paramType(x.fname, x.pname), buf[x.tagStart:at])
 				x.cur = at
 				if lit == tagParameterEnd {
 					x.cur += len(lit)
@@ -223,7 +224,7 @@ func (x *invokeCall) cutOff(s *scanner) {
 				Problem: "the response ended inside an <invoke> tag"})
 		}
 	case ivValue:
-		addParamValue(x.params, x.pname, s.buf[x.tagStart:])
+		addParamValue(x.params, x.pname, s.paramType(x.fname, x.pname), s.buf[x.tagStart:])
 		x.finishCall(true)
 		x.calls[len(x.calls)-1].Incomplete = true
 	case ivBody:
@@ -253,21 +254,49 @@ func nameAttr(tag []byte) (string, bool) {
 	return string(v), len(v) > 0
 }
 
-// addParamValue stores one parameter written as element text. The text is
-// kept as a string (without the newline that opens and the one that closes
-// it), unless it is a JSON object or array, which tools taking lists and
-// maps expect as such.
-func addParamValue(params *value, key string, raw []byte) {
+// addParamValue stores one parameter written as element text (without the
+// newline that opens and the one that closes it). typ is the parameter's
+// JSON Schema type when the tool's schema is known (Options.Params), else
+// "": the text is then a string, unless it is a JSON object or array,
+// which tools taking lists and maps expect as such.
+func addParamValue(params *value, key, typ string, raw []byte) {
 	raw = bytes.TrimPrefix(raw, []byte("\n"))
 	raw = bytes.TrimSuffix(raw, []byte("\n"))
+	params.keys = append(params.keys, key)
+	params.elems = append(params.elems, elementValue(typ, raw))
+}
+
+// elementValue reads element text as a value of the schema type typ: a
+// string parameter keeps its text even when it looks like JSON (the
+// content of a package.json), a number or boolean parameter gets the
+// number or boolean written, an array or object parameter the JSON.
+// Text that is not of the type stays a string, for the tool to refuse.
+func elementValue(typ string, raw []byte) *value {
 	v := &value{kind: kindString, str: string(raw)}
-	if t := bytes.TrimSpace(raw); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+	t := bytes.TrimSpace(raw)
+	switch typ {
+	case "string":
+		return v
+	case "integer", "number":
+		if len(t) > 0 && (t[0] == '-' || isDigit(t[0])) && json.Valid(t) {
+			return &value{kind: kindNumber, str: string(t)}
+		}
+		return v
+	case "boolean":
+		switch string(t) {
+		case "true", "True":
+			return &value{kind: kindLiteral, str: "true"}
+		case "false", "False":
+			return &value{kind: kindLiteral, str: "false"}
+		}
+		return v
+	}
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		p := newParser(0, false)
 		p.feed(t)
 		if p.done() && p.pos == len(t) {
-			v = p.root
+			return p.root
 		}
 	}
-	params.keys = append(params.keys, key)
-	params.elems = append(params.elems, v)
+	return v
 }

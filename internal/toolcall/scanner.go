@@ -1,6 +1,9 @@
 package toolcall
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // Literal markers the scanner looks for in prose.
 const (
@@ -48,7 +51,8 @@ type markup interface {
 // that a candidate which turns out to be prose can be re-read.
 type scanner struct {
 	known  map[string]bool
-	prefer Format // Options.Prefer
+	prefer Format                       // Options.Prefer
+	params map[string]map[string]string // Options.Params
 	buf    []byte
 	base   int  // offset in the whole text of buf[0]
 	pos    int  // next byte of prose to examine
@@ -71,7 +75,13 @@ type scanner struct {
 }
 
 func newScanner(opts Options, keepProse bool) *scanner {
-	return &scanner{known: opts.Known, prefer: opts.Prefer, keepProse: keepProse, rm: newDisplayRemover(), compactMin: 4096}
+	return &scanner{known: opts.Known, prefer: opts.Prefer, params: opts.Params, keepProse: keepProse, rm: newDisplayRemover(), compactMin: 4096}
+}
+
+// paramType is the schema type of a tool's parameter (Options.Params), or
+// "" when unknown.
+func (s *scanner) paramType(tool, param string) string {
+	return s.params[strings.TrimSpace(tool)][param]
 }
 
 // run advances as far as the input allows.

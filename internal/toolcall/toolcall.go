@@ -53,6 +53,15 @@ type Options struct {
 	// nothing but calls of known tools is a call, like ```tool_code. The
 	// other dialects' markup reads one way only.
 	Prefer Format
+	// Params gives, per tool, the JSON Schema type of each top-level
+	// parameter ("string", "integer", "number", "boolean", "array",
+	// "object"; ParamTypes reads them from the schemas). Values written as
+	// element text (<arg_value>, <parameter name=…>, <parameter=…>) are
+	// read as that type: "20" is 20 for an integer, and a string keeps its
+	// text even when it reads as JSON (a file's content). Without it, such
+	// a value is a string unless it is a JSON object or array (in
+	// <parameter=…>: always a string).
+	Params map[string]map[string]string
 }
 
 // Call is one tool call found in the text.
