@@ -142,6 +142,9 @@ func FuzzExtract(f *testing.F) {
 		// The seed also picks the preferred dialect: none, or one of those
 		// that change readings (Options.Prefer).
 		opts := Options{Known: testKnown, Prefer: []Format{"", FormatBare, FormatGLM, FormatToolCode}[chunkSeed%4]}
+		if chunkSeed&4 != 0 {
+			opts.Params = fuzzParams
+		}
 		calls := Extract(text, opts)
 		shown := Strip(text, opts)
 		for _, m := range markers {
@@ -183,6 +186,13 @@ func FuzzExtract(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fuzzParams are parameter types for FuzzExtract (Options.Params).
+var fuzzParams = map[string]map[string]string{
+	"read_file":  {"path": "string", "limit": "integer", "ranges": "array"},
+	"write_file": {"path": "string", "content": "string", "append": "boolean"},
+	"list_files": {"path": "string", "depth": "number", "filter": "object"},
 }
 
 // streamCompacting is stream with the filter dropping text it no longer
