@@ -51,7 +51,7 @@ func examples() []example {
 		{Warning{Message: "model phi3 has no native tool calling — olly uses text tool calls", Code: "text_tools"}, "A banner."},
 		{MCPServerFailed{Server: "github", Transport: "stdio", Error: "MCP server github: connect: exit status 1", RetryInMs: 2000}, "An MCP server could not be started or reached, or stopped; its tools are missing until a retry (after `retryInMs`) succeeds. Shown as a warning."},
 		{Status{Text: "Writing main.go…"}, "A transient spinner line (ephemeral)."},
-		{ModelRetry{Iteration: 1, Phase: RetryStart, Attempt: 1, MaxAttempts: 3, DelayMs: 1000, Error: "server error 503"}, "A model request failed transiently and is retried after the delay; a `phase` `end` event (`success`, last `attempt`, final `error`) closes the retries (ephemeral)."},
+		{ModelRetry{Iteration: 1, Phase: RetryStart, Attempt: 1, MaxAttempts: 3, DelayMs: 1000, Error: "server error 503"}, "A model request failed transiently and is retried after the delay; a `phase` `end` event (`success`, last `attempt`, final `error`) closes the retries (ephemeral). The TUI and the web page show `retrying in 1s (attempt 1/3): server error 503` under the turn until its next output (`timeline.Item.Retry`); a stored timeline never holds it."},
 		{HookRun{Event: "PreToolUse", Command: "./.olly/hooks/no-rm.sh", Source: ".olly/settings.json", Tool: "Bash", ExitCode: 2, DurationMs: 14, Blocked: true, Reason: "rm -rf is not allowed here"}, "One run of a hook (docs/extensibility.md): its event, command, settings file, the tool it saw, exit code, duration and whether it blocked."},
 		{TurnFinished{Status: FinishDone, Iterations: 3}, "Closes a turn."},
 	}

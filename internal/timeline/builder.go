@@ -28,6 +28,8 @@ type Builder struct {
 	// ephemeral deltas are dropped when their iteration or turn ends, so
 	// the live view ends exactly as a replay of stored events does.
 	confirmed map[*Block]bool
+	// retrying is the item showing a retry line (retry.go), nil if none.
+	retrying *Item
 }
 
 // NewBuilder returns a builder with an empty timeline.
@@ -52,6 +54,11 @@ func (b *Builder) Timeline() *Timeline { return b.tl }
 
 // Apply adds one event to the timeline.
 func (b *Builder) Apply(ev event.Event) {
+	switch ev.Data.(type) {
+	case event.ModelRetry, event.Status:
+	default:
+		b.clearRetry() // the next output ends a retry's wait (retry.go)
+	}
 	switch p := ev.Data.(type) {
 	case event.TitleChanged:
 		b.tl.Title = p.Title
@@ -124,6 +131,8 @@ func (b *Builder) Apply(ev event.Event) {
 		b.applyHookRun(ev.Turn, p) // hooks.go
 	case event.Status:
 		b.item(ev.Turn).Live = p.Text
+	case event.ModelRetry:
+		b.applyRetry(ev.Turn, p)
 	case event.TurnFinished:
 		b.applyTurnFinished(ev.Turn, p)
 	}

@@ -51,6 +51,10 @@ type Item struct {
 	TokenUsage *event.TokenUsage `json:"tokenUsage,omitempty"`
 	// Live is the transient spinner line (only while running).
 	Live string `json:"live,omitempty"`
+	// Retry is the line of a model request being retried ("retrying in
+	// 2s (attempt 1/3): reason"), from model_retry until the turn's next
+	// output: only ever in a live timeline (retry.go).
+	Retry string `json:"retry,omitempty"`
 }
 
 // Block kinds.

@@ -56,6 +56,9 @@ func (r *renderer) item(it *timeline.Item) []string {
 		last := i == len(it.Blocks)-1
 		out = append(out, r.block(b, running && last)...)
 	}
+	if running && it.Retry != "" { // a model request waiting to be retried, until the next output
+		out = append(out, "  "+r.st.warn.Render("↻ ")+r.st.muted.Render(r.clip(oneLine(it.Retry), 4)))
+	}
 	switch {
 	case running && it.Live != "":
 		out = append(out, "  "+r.st.accent.Render(spinnerFrames[r.spin%len(spinnerFrames)])+" "+r.st.muted.Render(r.clip(oneLine(it.Live), 4)))

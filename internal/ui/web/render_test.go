@@ -55,6 +55,9 @@ func TestRenderItem(t *testing.T) {
 				`<tr><td class="ln">2</td><td class="del">B=&lt;old&gt;</td><td class="ln">2</td><td class="add">B=&lt;new&gt;</td></tr>`,
 				`<tr class="shunk"><td colspan="4">@@ -1,2 &#43;1,2 @@</td></tr>`},
 			[]string{"<old>", "<new>"}},
+		{"a model request being retried, escaped", &timeline.Item{Kind: timeline.KindAssistant, Turn: 1, Status: "running",
+			Retry: "retrying in 2s (attempt 1/3): <connection refused>"},
+			[]string{`<div class="retry">↻ retrying in 2s (attempt 1/3): &lt;connection refused&gt;</div>`}, []string{"<connection"}},
 		{"answered: the edited command, no buttons", command(nil, event.DecisionApproved),
 			[]string{`<pre class="cmd">rm -r build</pre>`, "d-approved"}, []string{`data-cmd="approve"`, "<textarea"}},
 	}
