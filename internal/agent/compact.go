@@ -70,10 +70,18 @@ func (a *Agent) Compact(ctx context.Context, t *session.Turn, instructions strin
 		format = session.FormatText
 	}
 	mem := a.loadMemory(t.SessionID, t.Memory)
-	_, err = a.compact(ctx, &compactJob{conv: t.History, format: format, model: model, numCtx: a.cfg.numCtx(model, d),
-		thinks: d.Capabilities.Thinking, memory: mem, instructions: instructions,
-		emit: func(ctx context.Context, p event.Payload) error { _, err := t.Emit(ctx, p); return err }})
-	return err
+	emit := func(ctx context.Context, p event.Payload) error { _, err := t.Emit(ctx, p); return err }
+	job := &compactJob{conv: t.History, format: format, model: model, numCtx: a.cfg.numCtx(model, d),
+		thinks: d.Capabilities.Thinking, memory: mem, instructions: instructions, emit: emit}
+	if a.hooksOf != nil {
+		hooks := a.hooksOf(t)
+		job.preCompact = func(ctx context.Context) { preCompact(ctx, hooks, t.SessionID, "manual", instructions, emit) }
+	}
+	if _, err = a.compact(ctx, job); err != nil {
+		return err
+	}
+	a.markStart(t.SessionID, startCompact) // hooks_events.go
+	return nil
 }
 
 // AutoCompaction reports whether the conversation of session id is
@@ -128,6 +136,9 @@ type compactJob struct {
 	// this many tokens (0: always).
 	minGain int
 	emit    func(ctx context.Context, p event.Payload) error
+	// preCompact runs the PreCompact hooks once the compaction is sure
+	// to happen (nil: none).
+	preCompact func(ctx context.Context)
 }
 
 // compact summarises what comes before the cut and records the compaction
@@ -138,6 +149,9 @@ func (a *Agent) compact(ctx context.Context, j *compactJob) (*event.Compaction, 
 	cut, ok := j.conv.CompactionCut(j.format, keepMessages)
 	if !ok {
 		return nil, ErrNothingToCompact
+	}
+	if j.preCompact != nil {
+		j.preCompact(ctx)
 	}
 	cal := contextState{ratio: j.ratio}
 	if j.before == 0 {

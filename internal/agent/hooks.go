@@ -15,7 +15,7 @@ const maxStopBlocks = 3
 // turnHooks are the hooks around a person's turn (*hooks.Runner, reached
 // through the tool environment's Hooks); sub-agents' turns run none.
 type turnHooks interface {
-	PromptSubmitted(ctx context.Context, session string, first bool, prompt string) (block, extra string, runs []event.HookRun)
+	PromptSubmitted(ctx context.Context, session, source, prompt string) (block, extra string, runs []event.HookRun)
 	Stopping(ctx context.Context, session string, active bool) (reason string, runs []event.HookRun)
 	// Notices say which project hooks do not run because nobody trusted
 	// them; each is shown once per session.
@@ -28,7 +28,7 @@ type hookState struct {
 	blocks int             // Stop hooks that kept the turn going
 }
 
-// promptHooks runs the SessionStart (first turn) and UserPromptSubmit
+// promptHooks runs the SessionStart (startSource) and UserPromptSubmit
 // hooks before anything of the turn is recorded: a block refuses the
 // prompt, with the hook's reason, and leaves no trace but the error the
 // person sees; context the hooks add goes into the prompt the model reads
@@ -38,7 +38,7 @@ func (r *run) promptHooks(ctx context.Context) error {
 	if !ok || r.depth > 0 {
 		return nil
 	}
-	block, extra, runs := h.PromptSubmitted(ctx, r.t.SessionID, r.t.Number == 1, r.t.Input.Text)
+	block, extra, runs := h.PromptSubmitted(ctx, r.t.SessionID, r.a.startSource(r.t), r.t.Input.Text)
 	r.hooks.runs = runs
 	if block != "" {
 		return fmt.Errorf("a UserPromptSubmit hook blocked the prompt: %s", block)
@@ -79,11 +79,25 @@ func (r *run) emitPromptHookRuns(ctx context.Context) {
 // stopHooks runs the Stop hooks when the turn is about to finish; a hook
 // that blocks turns the verdict into a continuation carrying its reason.
 func (r *run) stopHooks(ctx context.Context, v *verdict) {
-	h, ok := r.env.Hooks.(turnHooks)
-	if !ok || !v.done || r.depth > 0 || ctx.Err() != nil || r.hooks.blocks >= maxStopBlocks || r.iter >= r.cfg.MaxIterations {
+	if !v.done || ctx.Err() != nil || r.hooks.blocks >= maxStopBlocks || r.iter >= r.cfg.MaxIterations {
 		return
 	}
-	reason, runs := h.Stopping(ctx, r.t.SessionID, r.hooks.blocks > 0)
+	var reason string
+	var runs []event.HookRun
+	if r.depth > 0 {
+		// A sub-agent's end runs the SubagentStop hooks (hooks_events.go).
+		h, ok := r.env.Hooks.(subagentHooks)
+		if !ok {
+			return
+		}
+		reason, runs = h.SubagentStopping(ctx, r.t.SessionID, r.hooks.blocks > 0)
+	} else {
+		h, ok := r.env.Hooks.(turnHooks)
+		if !ok {
+			return
+		}
+		reason, runs = h.Stopping(ctx, r.t.SessionID, r.hooks.blocks > 0)
+	}
 	for _, run := range runs {
 		_ = r.emit(ctx, run)
 	}
@@ -91,5 +105,9 @@ func (r *run) stopHooks(ctx context.Context, v *verdict) {
 		return
 	}
 	r.hooks.blocks++
-	*v = continueWith(stateNeedTools, "A Stop hook did not let you finish yet. It said: "+reason)
+	which := "A Stop hook"
+	if r.depth > 0 {
+		which = "A SubagentStop hook"
+	}
+	*v = continueWith(stateNeedTools, which+" did not let you finish yet. It said: "+reason)
 }

@@ -41,6 +41,10 @@ type requestBuilder struct {
 	// and of the last overflow retry (0: none).
 	compactedAt int
 	retriedAt   int
+	// hooks are the turn's hooks when it is the person's own (nil for a
+	// sub-agent, whose compaction is of its own conversation): the
+	// PreCompact hooks, and the next turn's SessionStart source.
+	hooks any
 }
 
 // textDialect is the dialect text tool calls are read with first: the
@@ -69,6 +73,9 @@ func (r *run) bindRequests() {
 	b := &r.req
 	b.a, b.t, b.cfg, b.cs, b.model = r.a, r.t, &r.cfg, &r.cs, r.model
 	b.emit, b.system = r.emit, r.systemMessage
+	if r.depth == 0 {
+		b.hooks = r.env.Hooks
+	}
 }
 
 // request builds the iteration's chat request from the turn's
@@ -165,9 +172,13 @@ func (b *requestBuilder) overflowed(ctx context.Context, iter int, res *streamRe
 // The memory block in the system prompt is refreshed at the same time (see
 // systemMessage).
 func (b *requestBuilder) compactTurn(ctx context.Context, iter, before, gain int) error {
-	_, err := b.a.compact(ctx, &compactJob{conv: b.t.History, format: b.format, model: b.model, numCtx: b.cs.numCtx,
+	job := &compactJob{conv: b.t.History, format: b.format, model: b.model, numCtx: b.cs.numCtx,
 		thinks: b.think != nil, memory: b.cs.snapshot(), task: b.t.Input.Text, before: before, ratio: b.cs.ratio,
-		minGain: gain, emit: b.emit})
+		minGain: gain, emit: b.emit}
+	if b.hooks != nil {
+		job.preCompact = func(ctx context.Context) { preCompact(ctx, b.hooks, b.t.SessionID, "auto", "", b.emit) }
+	}
+	_, err := b.a.compact(ctx, job)
 	if err != nil {
 		if !errors.Is(err, ErrNothingToCompact) && ctx.Err() == nil {
 			b.a.logger().Warn("context compaction failed", "session", b.t.SessionID, "turn", b.t.Number, "error", err)
@@ -176,5 +187,8 @@ func (b *requestBuilder) compactTurn(ctx context.Context, iter, before, gain int
 	}
 	b.compactedAt = iter
 	b.cs.refreshBlock()
+	if b.hooks != nil {
+		b.a.markStart(b.t.SessionID, startCompact) // hooks_events.go
+	}
 	return nil
 }

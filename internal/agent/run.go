@@ -47,6 +47,10 @@ type Deps struct {
 	// VisionModels names the models that can read images, for the error
 	// a prompt with images gets on a model that cannot (images.go).
 	VisionModels VisionModels
+	// Hooks returns the hooks of a turn's workspace (*hooks.Runner), for
+	// the PreCompact hooks of /compact, which runs without a tool
+	// environment; nil: none.
+	Hooks func(t *session.Turn) any
 }
 
 // Agent runs agent-mode turns. It is safe for concurrent use by several
@@ -64,6 +68,7 @@ type Agent struct {
 	project  projectCache // project context per session (projectctx.go)
 	log      *slog.Logger // compaction and memory problems (compact_state.go)
 	vision   VisionModels
+	hooksOf  func(t *session.Turn) any
 
 	mu     sync.Mutex
 	models map[string]*llm.ModelDetails
@@ -75,6 +80,10 @@ type Agent struct {
 	// frontend turned off (SetAutoCompaction); it lasts as long as olly
 	// runs, like pi's setting.
 	noAutoCompact map[string]bool
+	// hookStart: per session this olly ran a turn of, what its next turn
+	// starts from for the SessionStart hooks ("": nothing new;
+	// hooks_events.go).
+	hookStart map[string]string
 	// thinking holds the sessions' thinking levels a frontend set
 	// (thinking.go); it lasts as long as olly runs.
 	thinking map[string]string
@@ -95,7 +104,7 @@ func New(d Deps) (*Agent, error) {
 		return nil, err
 	}
 	a := &Agent{provider: d.Provider, tools: d.Tools, cfg: d.Config.withDefaults(), toolEnv: d.ToolEnv,
-		diag: d.Diagnostics, clock: d.Clock, goos: d.GOOS, shell: d.Shell, prompts: prompts, log: d.Log, vision: d.VisionModels,
+		diag: d.Diagnostics, clock: d.Clock, goos: d.GOOS, shell: d.Shell, prompts: prompts, log: d.Log, vision: d.VisionModels, hooksOf: d.Hooks,
 		models: map[string]*llm.ModelDetails{}, warned: map[string]bool{}}
 	if a.clock == nil {
 		a.clock = realClock{}

@@ -53,9 +53,10 @@ func (f *subEmitter) visible(p event.Payload) (event.Payload, bool) {
 	case event.ThinkingBlock:
 		return event.SubagentThinking{GroupID: f.group, Content: x.Content, DurationMs: x.DurationMs}, true
 	case event.ToolAction, event.ToolOutput, event.ProgressGroupFinish, event.SubagentThinking,
-		event.ApprovalRequested, event.ApprovalResolved, event.Error, event.Warning:
+		event.ApprovalRequested, event.ApprovalResolved, event.Error, event.Warning, event.HookRun:
 		// Approvals must reach the person: a sub-agent reading a file
-		// outside the workspace waits for an answer.
+		// outside the workspace waits for an answer. Every hook run is
+		// recorded, a sub-agent's too (its tools' and SubagentStop's).
 		return p, true
 	}
 	return nil, false

@@ -128,6 +128,7 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		Log:      a.Log,
 		// A prompt with images on a model without vision names these.
 		VisionModels: a.visionModels,
+		Hooks:        a.turnHooks, // hooks.go: /compact's PreCompact hooks
 	})
 	if err != nil {
 		return nil, err

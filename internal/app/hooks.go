@@ -6,6 +6,7 @@ import (
 
 	"github.com/olly-agent/olly/internal/hooks"
 	"github.com/olly-agent/olly/internal/sandbox"
+	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/shell"
 	"github.com/olly-agent/olly/internal/trust"
 	"github.com/olly-agent/olly/internal/workspace"
@@ -54,4 +55,13 @@ func (a *App) hookRunner(sessionID string, ws *workspace.Workspace) *hooks.Runne
 		}
 	}
 	return r
+}
+
+// turnHooks are the hooks of a turn's workspace, for the agent's
+// PreCompact hooks of /compact (agent.Deps.Hooks); nil when none run.
+func (a *App) turnHooks(t *session.Turn) any {
+	if h := a.hookRunner(t.SessionID, t.Workspace); h != nil { // a nil *Runner must not become a non-nil interface
+		return h
+	}
+	return nil
 }

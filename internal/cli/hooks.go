@@ -34,9 +34,11 @@ func newHooksCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "hooks",
 		Short: "List the hooks of this workspace, and trust or revoke its project hooks",
-		Long: "Hooks are commands olly runs on SessionStart, UserPromptSubmit, PreToolUse, PostToolUse and Stop\n" +
+		Long: "Hooks are commands olly runs on SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact,\n" +
+			"SubagentStop and Stop " +
 			"(docs/extensibility.md). The user's ~/.config/olly/settings.json hooks always run; a project's\n" +
-			".olly/settings.json (and .claude/settings.json) hooks run only after `olly hooks trust`, and\n" +
+			".olly/settings.json (and .claude/settings.json) hooks run only after `olly hooks trust` (or the\n" +
+			"trust prompt of the TUI or web page), and\n" +
 			"again after every change to the file.",
 	}
 	list := &cobra.Command{Use: "list", Short: "List the hooks and whether each runs", Args: cobra.NoArgs,

@@ -38,15 +38,16 @@ func (r *Runner) AfterTool(ctx context.Context, env *tools.Env, call tools.Call,
 	return note
 }
 
-// PromptSubmitted runs the SessionStart hooks (first turn of a session)
-// and the UserPromptSubmit hooks for prompt, before anything of the turn
-// is recorded: block is why the prompt must not run (shown to the
-// person); context is added to the prompt the model reads; runs are the
-// hook_run events to emit once the turn has started.
-func (r *Runner) PromptSubmitted(ctx context.Context, session string, first bool, prompt string) (block, extra string, runs []event.HookRun) {
+// PromptSubmitted runs the SessionStart hooks (when source, one of
+// SourceStartup, SourceResume, SourceClear, SourceCompact, is set) and the
+// UserPromptSubmit hooks for prompt, before anything of the turn is
+// recorded: block is why the prompt must not run (shown to the person);
+// context is added to the prompt the model reads; runs are the hook_run
+// events to emit once the turn has started.
+func (r *Runner) PromptSubmitted(ctx context.Context, session, source, prompt string) (block, extra string, runs []event.HookRun) {
 	var contexts []string
-	if first && r.Has(SessionStart) {
-		res := r.Run(ctx, SessionStart, session, "", map[string]any{"source": "startup"})
+	if source != "" && r.Has(SessionStart) {
+		res := r.RunMatching(ctx, SessionStart, session, source, map[string]any{"source": source})
 		runs = append(runs, res.Runs...)
 		contexts = append(contexts, res.Context)
 	}
@@ -70,6 +71,31 @@ func (r *Runner) Stopping(ctx context.Context, session string, active bool) (rea
 		return "", nil
 	}
 	res := r.Run(ctx, Stop, session, "", map[string]any{"stop_hook_active": active})
+	if res.Blocked {
+		return res.Reason, res.Runs
+	}
+	return "", res.Runs
+}
+
+// Compacting runs the PreCompact hooks before the conversation is
+// compacted: trigger is TriggerManual (/compact, with the person's
+// instructions) or TriggerAuto. They cannot stop the compaction (Claude
+// Code's contract); their runs are returned to be emitted.
+func (r *Runner) Compacting(ctx context.Context, session, trigger, instructions string) []event.HookRun {
+	if !r.Has(PreCompact) {
+		return nil
+	}
+	return r.RunMatching(ctx, PreCompact, session, trigger, map[string]any{"trigger": trigger, "custom_instructions": instructions}).Runs
+}
+
+// SubagentStopping runs the SubagentStop hooks when a sub-agent is about
+// to finish; a non-empty reason means a hook blocked it and the sub-agent
+// continues with the reason (as Stopping does for the turn).
+func (r *Runner) SubagentStopping(ctx context.Context, session string, active bool) (reason string, runs []event.HookRun) {
+	if !r.Has(SubagentStop) {
+		return "", nil
+	}
+	res := r.Run(ctx, SubagentStop, session, "", map[string]any{"stop_hook_active": active})
 	if res.Blocked {
 		return res.Reason, res.Runs
 	}

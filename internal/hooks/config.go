@@ -28,11 +28,36 @@ const (
 	UserPromptSubmit = "UserPromptSubmit"
 	PreToolUse       = "PreToolUse"
 	PostToolUse      = "PostToolUse"
+	PreCompact       = "PreCompact"
+	SubagentStop     = "SubagentStop"
 	Stop             = "Stop"
 )
 
 // Events lists the hook events olly runs, in the order they happen.
-var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, Stop}
+var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, SubagentStop, Stop}
+
+// SessionStart sources (the input's source, and what a SessionStart
+// matcher is matched against), as Claude Code names them.
+const (
+	// SourceStartup: the first prompt of a new session.
+	SourceStartup = "startup"
+	// SourceResume: the first prompt this olly runs in a session that
+	// already had turns (--resume, --continue, picking it).
+	SourceResume = "resume"
+	// SourceClear: the first prompt of a session started by /new (olly's
+	// /clear: the conversation starts over).
+	SourceClear = "clear"
+	// SourceCompact: the first prompt after the conversation was
+	// compacted.
+	SourceCompact = "compact"
+)
+
+// PreCompact triggers (the input's trigger, and what a PreCompact matcher
+// is matched against).
+const (
+	TriggerManual = "manual" // /compact
+	TriggerAuto   = "auto"   // the context window filled up
+)
 
 // DefaultTimeout is a hook's time limit when it sets none (Claude Code's).
 const DefaultTimeout = 60 * time.Second
@@ -57,8 +82,10 @@ type Hook struct {
 	// Event is one of Events.
 	Event string `json:"event"`
 	// Matcher is the tool-name pattern of a PreToolUse or PostToolUse
-	// hook: empty or "*" match every tool; otherwise a regular expression
+	// hook (the source of a SessionStart hook, the trigger of a PreCompact
+	// one): empty or "*" match every tool; otherwise a regular expression
 	// that must match the whole name (Claude Code's tool name or olly's).
+	// Other events ignore it.
 	Matcher string `json:"matcher,omitempty"`
 	// Command is run with bash -c in the workspace.
 	Command string `json:"command"`

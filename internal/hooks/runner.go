@@ -98,14 +98,34 @@ type Result struct {
 // without a tool) one after another, each given input plus the common
 // fields on stdin.
 func (r *Runner) Run(ctx context.Context, ev, session, tool string, input map[string]any) Result {
+	if tool == "" {
+		return r.run(ctx, ev, session, target{}, input)
+	}
+	return r.run(ctx, ev, session, target{olly: tool, claude: ClaudeName(tool), tool: true}, input)
+}
+
+// RunMatching runs the hooks of ev whose matcher matches what (a
+// SessionStart source, a PreCompact trigger).
+func (r *Runner) RunMatching(ctx context.Context, ev, session, what string, input map[string]any) Result {
+	return r.run(ctx, ev, session, target{olly: what, claude: what}, input)
+}
+
+// target is what a hook's matcher is matched against: a tool (both its
+// names), a SessionStart source or PreCompact trigger, or nothing (the
+// events whose matcher is ignored).
+type target struct {
+	olly, claude string
+	tool         bool
+}
+
+func (r *Runner) run(ctx context.Context, ev, session string, what target, input map[string]any) Result {
 	var res Result
 	if r == nil {
 		return res
 	}
-	claude := ClaudeName(tool)
 	var reasons, contexts []string
 	for _, h := range r.hooks {
-		if h.Event != ev || (tool != "" && !h.Matches(tool, claude)) {
+		if h.Event != ev || (what.olly != "" && !h.Matches(what.olly, what.claude)) {
 			continue
 		}
 		in := map[string]any{"session_id": session, "transcript_path": "", "cwd": r.workspace, "hook_event_name": ev}
@@ -122,8 +142,8 @@ func (r *Runner) Run(ctx context.Context, ev, session, tool string, input map[st
 		d := interpret(ev, o)
 		run := event.HookRun{Event: ev, Command: h.Command, Source: h.Source, ExitCode: o.exitCode,
 			DurationMs: o.dur.Milliseconds(), Blocked: d.blocked, TimedOut: o.timedOut}
-		if tool != "" {
-			run.Tool = claude
+		if what.tool {
+			run.Tool = what.claude
 		}
 		switch {
 		case d.blocked:
@@ -180,8 +200,9 @@ func interpret(ev string, o outcome) decision {
 		if reason == "" {
 			reason = "blocked by a " + ev + " hook (it gave no reason on stderr)"
 		}
-		if ev == SessionStart {
-			// Nothing to block at session start: the person sees it.
+		if !canBlock(ev) {
+			// Nothing to block at session start or before a compaction:
+			// the person sees it.
 			return decision{warning: clip(reason)}
 		}
 		return decision{blocked: true, reason: clip(reason)}
@@ -203,19 +224,26 @@ func fromStdout(ev, stdout string) decision {
 	}
 	d := decision{context: clip(out.Specific.AdditionalContext)}
 	switch {
-	case out.Continue != nil && !*out.Continue && ev != Stop:
+	case out.Continue != nil && !*out.Continue && ev != Stop && ev != SubagentStop:
 		d.blocked, d.reason = true, firstOf(out.StopReason, out.Reason, "a "+ev+" hook said not to continue")
 	case out.Decision == "block":
 		d.blocked, d.reason = true, firstOf(out.Reason, "blocked by a "+ev+" hook")
 	case ev == PreToolUse && out.Specific.PermissionDecision == "deny":
 		d.blocked, d.reason = true, firstOf(out.Specific.PermissionDecisionReason, out.Reason, "denied by a PreToolUse hook")
 	}
-	if ev == SessionStart {
+	if !canBlock(ev) {
 		d.blocked = false // nothing to block
+	}
+	if ev == PreCompact {
+		d.context = "" // nothing to add it to: Claude Code shows it only
 	}
 	d.reason = clip(d.reason)
 	return d
 }
+
+// canBlock says whether a hook of ev can block what happens (SessionStart
+// and PreCompact hooks cannot: their exit code 2 is shown only).
+func canBlock(ev string) bool { return ev != SessionStart && ev != PreCompact }
 
 func firstOf(s ...string) string {
 	for _, v := range s {

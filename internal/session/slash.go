@@ -225,6 +225,9 @@ func (s *Service) newSession(ctx context.Context, id string, in PromptInput, tex
 	if err != nil {
 		return nil, fmt.Errorf("/new: %w", err)
 	}
+	if c, ok := s.runner.(interface{ SessionCleared(id string) }); ok {
+		c.SessionCleared(sess.ID) // its SessionStart hooks say "clear", as Claude Code's /clear
+	}
 	if text == "" {
 		return &TurnResult{Command: "new", SessionID: sess.ID, Status: event.FinishDone}, nil
 	}
