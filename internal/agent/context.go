@@ -101,12 +101,12 @@ func lineNumber(s string) (int, bool) {
 // that cannot be attached (a missing file, a directory, a binary file, a
 // path outside the workspace) does not stop the prompt: it is returned as a
 // warning for the person, and the model is told what was not attached.
-func (r *run) userMessage(in session.PromptInput) (event.UserMessage, []string) {
+func (a attacher) userMessage(in session.PromptInput) (event.UserMessage, []string) {
 	msg := event.UserMessage{Text: in.Text, Mode: in.Mode}
 	var blocks, warnings []string
 	seen := map[string]bool{}
 	for _, m := range parseMentions(in.Text) {
-		att, ok, err := r.attach(m)
+		att, ok, err := a.attach(m)
 		if err != nil {
 			warnings = append(warnings, err.Error())
 			blocks = append(blocks, "(Not attached — "+err.Error()+".)")
@@ -129,6 +129,15 @@ func (r *run) userMessage(in session.PromptInput) (event.UserMessage, []string) 
 	return msg, warnings
 }
 
+// attacher turns a prompt's mentions and images into the user message's
+// attachments: the attachments part of a run, which needs only the turn's
+// workspace and the attachment cap.
+type attacher struct {
+	ws *workspace.Workspace
+	// maxBytes is Config.MaxAttachmentBytes.
+	maxBytes int
+}
+
 // attachment is a resolved mention with its block for the model.
 type attachment struct {
 	event.Attachment
@@ -138,8 +147,8 @@ type attachment struct {
 // attach resolves one mention through the workspace (never outside it)
 // and reads the file or the lines. ok is false for a bare @word that names
 // no file.
-func (r *run) attach(m mention) (attachment, bool, error) {
-	ws := r.t.Workspace
+func (a attacher) attach(m mention) (attachment, bool, error) {
+	ws := a.ws
 	if ws == nil {
 		return attachment{}, false, fmt.Errorf("@%s: this session has no workspace to attach files from", m.path)
 	}
@@ -156,7 +165,7 @@ func (r *run) attach(m mention) (attachment, bool, error) {
 		return attachment{}, false, fmt.Errorf("cannot attach @%s: it is not a regular file", m.path)
 	}
 	if isImagePath(p.Rel) {
-		return r.attachImage(p.Rel, p.Abs, p.Info.Size())
+		return attachImage(p.Rel, p.Abs, p.Info.Size())
 	}
 	data, err := readHead(p.Abs, maxAttachRead)
 	if err != nil {
@@ -170,11 +179,11 @@ func (r *run) attach(m mention) (attachment, bool, error) {
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		return attachment{}, false, fmt.Errorf("cannot attach @%s: it is a binary file; only text files can be attached", m.path)
 	}
-	return r.render(p.Rel, string(data), partial, m)
+	return a.render(p.Rel, string(data), partial, m)
 }
 
 // render cuts the mentioned lines and caps the size.
-func (r *run) render(rel, text string, partial bool, m mention) (attachment, bool, error) {
+func (a attacher) render(rel, text string, partial bool, m mention) (attachment, bool, error) {
 	att := attachment{Attachment: event.Attachment{Path: rel}}
 	lines := strings.SplitAfter(text, "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {
@@ -192,7 +201,7 @@ func (r *run) render(rel, text string, partial bool, m mention) (attachment, boo
 		label = fmt.Sprintf("User's selected code from %s:L%d-L%d %s", rel, m.from, to, attachmentMarker)
 	}
 	note := ""
-	if limit := r.cfg.MaxAttachmentBytes; len(body) > limit || (partial && m.from == 0) {
+	if limit := a.maxBytes; len(body) > limit || (partial && m.from == 0) {
 		cut := min(len(body), limit)
 		if k := strings.LastIndexByte(body[:cut], '\n'); k > 0 {
 			cut = k + 1

@@ -22,7 +22,7 @@ func isImagePath(p string) bool {
 
 // attachImage reads an image mention: its bytes go with the message (for
 // vision models), its reference into the log.
-func (r *run) attachImage(rel, abs string, size int64) (attachment, bool, error) {
+func attachImage(rel, abs string, size int64) (attachment, bool, error) {
 	if size > session.MaxImageBytes {
 		return attachment{}, false, fmt.Errorf("cannot attach @%s: the image is %s, over the %s limit", rel, session.ByteSize(int(size)), session.ByteSize(session.MaxImageBytes))
 	}

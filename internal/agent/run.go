@@ -179,7 +179,7 @@ func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
 	if r.model == "" {
 		return nil, errors.New("no model is configured: set one with `olly config set agentMode.model <name>` or pass --model (`olly models` lists them)")
 	}
-	r.user, r.attachWarnings = r.userMessage(t.Input)
+	r.user, r.attachWarnings = attacher{ws: t.Workspace, maxBytes: r.cfg.MaxAttachmentBytes}.userMessage(t.Input)
 	r.gates = gates{diag: a.diag}
 	env := tools.Env{}
 	if a.toolEnv != nil {

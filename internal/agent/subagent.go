@@ -114,7 +114,7 @@ func (a *Agent) newSubRun(ctx context.Context, parent *run, group string, m mode
 	t.ExplorerModel = parent.t.ExplorerModel
 	r := &run{a: a, t: t, cfg: a.cfg, model: model}
 	r.depth, r.idBase, r.hint = parent.depth+1, group, req.ContextHint
-	r.user, r.attachWarnings = r.userMessage(in)
+	r.user, r.attachWarnings = attacher{ws: t.Workspace, maxBytes: r.cfg.MaxAttachmentBytes}.userMessage(in)
 	r.gates = gates{diag: parent.gates.diag}
 	r.ext = parent.ext // the turn's instructions and skills, read once
 	r.route(ctx, m)
