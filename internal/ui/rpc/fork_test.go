@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/rpcproto"
@@ -112,4 +113,18 @@ func TestOnSessionFollowsEveryMove(t *testing.T) {
 	expect("new_session", c.call(`"n"`, `{"id":"n","type":"new_session"}`), "sessionId")
 	sw := c.call(`"s"`, `{"id":"s","type":"switch_session","sessionPath":"`+b.sess.ID+`"}`)
 	expect("switch_session", sw, "")
+
+	// A typed /new moves once the prompt has run, after its response.
+	c.call(`"nw"`, `{"id":"nw","type":"prompt","message":"/new"}`)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(got()) == len(want) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	m := got()
+	if len(m) != len(want)+1 || m[len(m)-1] == b.sess.ID {
+		t.Fatalf("after /new OnSession saw %q, want one more, new, session after %q", m, want)
+	}
+	if st := c.call(`"st"`, `{"id":"st","type":"get_state"}`); !strings.Contains(string(st.Data), `"sessionId":"`+m[len(m)-1]+`"`) {
+		t.Errorf("OnSession said %s, the state says %s", m[len(m)-1], st.Data)
+	}
 }
