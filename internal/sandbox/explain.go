@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -56,18 +57,29 @@ var bareName = regexp.MustCompile("['\"`‘]([^\\s'\"`’/]+)['\"`’]|(?:^|[\\s
 // write to a repository's .git or to the folder holding it, a refused
 // connection. cwd and home resolve relative paths. It is a reading of
 // error messages, so it reports only what the messages name; at most 5
-// refusals.
+// refusals. It takes the mode from spec.Mount (mounts, or per-entry
+// rules without it); Sandbox.Explain knows this machine's mode.
 func Explain(spec Spec, cwd, home, output string) []Refusal {
+	mode := GitSplit
+	if spec.Mount {
+		mode = GitMount
+	}
+	return explain(spec, mode, cwd, home, output)
+}
+
+// explain is Explain with the way .git is kept read-only (Status.Git).
+func explain(spec Spec, mode, cwd, home, output string) []Refusal {
 	if spec.Policy == Unsandboxed || spec.Policy == "" {
 		return nil
 	}
-	e := explainer{spec: spec, cwd: cwd, home: home, deny: realPaths(spec.DenyRead), seen: map[Refusal]bool{}}
+	e := explainer{spec: spec, mode: mode, cwd: cwd, home: home, deny: realPaths(spec.DenyRead), seen: map[Refusal]bool{}}
 	e.existing = spec.readOnly(true)
 	e.ro = append(spec.readOnly(false), e.existing...)
 	for line := range strings.Lines(output) {
 		if !deniedLine.MatchString(line) {
 			continue
 		}
+		e.line = line
 		found := false
 		for _, m := range pathToken.FindAllStringSubmatch(line, -1) {
 			found = e.path(m[1]) || found
@@ -84,6 +96,8 @@ func Explain(spec Spec, cwd, home, output string) []Refusal {
 
 type explainer struct {
 	spec      Spec
+	mode      string // how .git is kept read-only (Status.Git)
+	line      string // the denied line being read
 	cwd, home string
 	deny, ro  []string
 	existing  []string // the read-only paths that exist
@@ -123,22 +137,38 @@ func (e *explainer) gitName(name string) bool {
 }
 
 // gitPath adds the refusal of a write to a read-only path (.git), or,
-// where per-entry rules keep .git read-only, to an entry of the folder
-// holding one (that folder's own entries cannot change).
+// where per-entry rules keep .git read-only, of creating, renaming or
+// removing an entry of the folder holding one (that folder's own entries
+// cannot change). Other failures there (a script without +x, a file the
+// person cannot read) are not the sandbox's: an existing entry counts
+// only when the line says it was moved or removed, and with mounts a
+// write into .git fails with EROFS (or EBUSY renaming it), never EACCES.
 func (e *explainer) gitPath(p string) bool {
 	in := func(r string) bool { return under(p, r) || under(realOrSelf(p), r) }
 	beside := func(r string) bool {
 		return filepath.Dir(p) == filepath.Dir(r) || filepath.Dir(realOrSelf(p)) == filepath.Dir(r)
 	}
 	switch {
-	case slices.ContainsFunc(e.ro, in):
+	case slices.ContainsFunc(e.ro, in) && (e.mode != GitMount || roLine.MatchString(e.line)):
 		e.add(Refusal{Access: "git", Path: p})
-	case slices.ContainsFunc(e.existing, beside):
+	case e.mode == GitSplit && slices.ContainsFunc(e.existing, beside) && (!exists(p) || moveLine.MatchString(e.line)):
 		e.add(Refusal{Access: "git-folder", Path: p})
 	default:
 		return false
 	}
 	return true
+}
+
+// roLine matches what a write to a read-only mount reports.
+var roLine = regexp.MustCompile(`(?i)read-only file system|resource busy|EROFS|EBUSY`)
+
+// moveLine matches a message about renaming or removing an entry (mv, rm,
+// rename(2), unlink(2), an editor's save by rename).
+var moveLine = regexp.MustCompile(`(?i)\b(?:mv|rm|rmdir|move|moving|rename|renaming|remove|removing|unlink|delete|deleting)\b`)
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
 }
 
 // mayWrite reports whether the policy lets a command change p.

@@ -125,7 +125,7 @@ func TestGitStaysReadOnly(t *testing.T) {
 				if name == nestedAttack && !strings.Contains(out, ".git") {
 					return // refused before reaching .git (an ordinary user's Landlock forbids writing uid_map)
 				}
-				got := Explain(f.spec(), f.ws, "", out)
+				got := b.Explain(f.spec(), f.ws, "", out)
 				if len(got) == 0 || !strings.Contains(Note(WorkspaceWrite, got), ".git") {
 					t.Fatalf("the refusal is not explained as .git's: %+v from\n%s", got, out)
 				}
@@ -207,7 +207,7 @@ func TestGitEverydayCommands(t *testing.T) {
 					t.Fatalf("failed: %v\n%s", err, out)
 				case !want && err == nil:
 					t.Fatalf("worked, though %s should refuse it (update the table and docs/safety.md):\n%s", how, out)
-				case !want && len(Explain(spec, ws, "", out)) == 0:
+				case !want && len(b.Explain(spec, ws, "", out)) == 0:
 					t.Fatalf("the refusal is not explained:\n%s", out)
 				}
 			})
@@ -217,7 +217,7 @@ func TestGitEverydayCommands(t *testing.T) {
 			if err == nil {
 				t.Fatalf("git commit wrote .git:\n%s", out)
 			}
-			got := Explain(spec, ws, "", out)
+			got := b.Explain(spec, ws, "", out)
 			if len(got) == 0 || got[0].Access != "git" || !strings.Contains(Note(WorkspaceWrite, got), "escalate") {
 				t.Fatalf("Explain = %+v, want a .git refusal and how to escalate, from:\n%s", got, out)
 			}

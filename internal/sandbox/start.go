@@ -22,6 +22,9 @@ func (b *Sandbox) Start(cmd *exec.Cmd, spec Spec) (<-chan error, error) {
 	if err := spec.check(); err != nil {
 		return nil, err
 	}
+	// Start decides the mode itself: a Mount the caller set (from
+	// Sandbox.Plan's view) must not leave .git unsplit without mounts.
+	spec.Mount = false
 	if b.status.Mechanism == "landlock" {
 		// A .git to keep read-only needs the helper in namespaces of its
 		// own where they work; otherwise the allow list splits the
@@ -66,6 +69,7 @@ func (b *Sandbox) Prepare(cmd *exec.Cmd, spec Spec) error {
 	if err := spec.check(); err != nil {
 		return err
 	}
+	spec.Mount = false // decided here, as in Start
 	if b.status.Mechanism == "landlock" && len(spec.readOnly(true)) > 0 && b.Status().Git == GitMount {
 		spec.Mount = true
 		return b.helperCmd(cmd, spec)
