@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/trust"
@@ -109,5 +110,41 @@ func TestTrustDialogBeforeTheTask(t *testing.T) {
 	run(m, press("t"))
 	if !slices.Equal(s.submitted, []string{"fix the bug"}) {
 		t.Fatalf("after the answer the task was not sent: %q", s.submitted)
+	}
+}
+
+// TestTrustDialogInTeatest: the dialog through a running Bubble Tea
+// program (teatest): the listing arrives by its command, the screen shows
+// it, and a key press answers it.
+func TestTrustDialogInTeatest(t *testing.T) {
+	f := &fakeTrust{waiting: trustFixtures()[:1]}
+	d := f.deps(Deps{Sessions: &fakeSessions{}})
+	answered := make(chan struct{})
+	answer := d.AnswerTrust
+	d.AnswerTrust = func(ctx context.Context, s, id, decision string) error {
+		defer close(answered)
+		return answer(ctx, s, id, decision)
+	}
+	m := newModel(100, 30, d)
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 30))
+	tm.Send(historyMsg{})
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return strings.Contains(ansi.Strip(string(b)), "Trust the MCP server")
+	}, teatest.WithDuration(10*time.Second))
+	tm.Send(press("t"))
+	select {
+	case <-answered:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the key press did not answer the request")
+	}
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	if !slices.Equal(f.answers, []string{"mcp:db@1 trust"}) {
+		t.Fatalf("answers = %q", f.answers)
+	}
+	if scr := ansi.Strip(fm.Render()); strings.Contains(scr, "Trust the") {
+		t.Fatalf("the dialog stays:\n%s", scr)
 	}
 }
