@@ -86,6 +86,9 @@ func TestOnSessionFollowsEveryMove(t *testing.T) {
 	}
 	c.call(`"p"`, `{"id":"p","type":"prompt","message":"first prompt"}`)
 	c.next("turn_finished", func(f frame) bool { return f.Type == string(event.TypeTurnFinished) })
+	if err := b.svc.WaitIdle(t.Context(), b.sess.ID); err != nil { // the turn winds down after turn_finished
+		t.Fatal(err)
+	}
 	fm := c.call(`"fm"`, `{"id":"fm","type":"get_fork_messages"}`)
 	var msgs rpcproto.ForkMessages
 	if err := json.Unmarshal(fm.Data, &msgs); err != nil || len(msgs.Messages) != 1 {
