@@ -81,6 +81,10 @@ func New(ctx context.Context, opts Options) (*App, error) {
 		now: time.Now, Sandbox: opts.Sandbox, Files: workspace.NewFileIndex(workspace.FileIndexOptions{})}
 	if a.Sandbox == nil {
 		a.Sandbox = sandbox.New("")
+		// The .git probe's answer is remembered in the state folder
+		// (sandboxed commands cannot write it), so an olly start does not
+		// re-execute olly to probe again.
+		a.Sandbox.CacheGitProbe(filepath.Join(a.Config.Paths().StateDir, "sandbox-git-probe.json"))
 	}
 	// approval.mode applies only while a sandbox confines what runs
 	// without asking (Policy.EffectiveMode).

@@ -168,6 +168,9 @@ type Sandbox struct {
 type gitGuard struct {
 	once        sync.Once
 	how, reason string
+	// cache is the file remembering the probe's answer (CacheGitProbe);
+	// "" probes in every process.
+	cache string
 }
 
 // helperWired records that this program calls RunHelperIfAsked first
@@ -219,7 +222,8 @@ func Disabled(reason string) *Sandbox { return &Sandbox{status: Status{Reason: r
 
 // Status reports what the sandbox can do. The first call on an active
 // Landlock sandbox probes (once, about as long as one sandboxed command)
-// whether .git can be kept read-only with a mount namespace.
+// whether .git can be kept read-only with a mount namespace, or reads the
+// answer remembered by an earlier olly (CacheGitProbe).
 func (b *Sandbox) Status() Status {
 	if b == nil {
 		return Status{Reason: "the sandbox is not set up"}
@@ -240,10 +244,7 @@ func (b *Sandbox) detectGit() (how, reason string) {
 	if b.noHelper {
 		return GitSplit, "this program does not run the sandbox helper"
 	}
-	if err := b.probeMount(); err != nil {
-		return GitSplit, "no mount namespace: " + err.Error()
-	}
-	return GitMount, ""
+	return b.probeGitCached()
 }
 
 // Wrap returns the command line that runs argv under spec. An Unsandboxed
