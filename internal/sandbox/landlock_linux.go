@@ -71,9 +71,10 @@ func config(spec Spec) landlock.Config {
 	return cfg.BestEffort()
 }
 
-// rulesetFD builds spec's ruleset without enforcing it.
-func rulesetFD(spec Spec) (int, uint32, error) {
-	fd, flags, err := config(spec).NewRulesetFD(rules(Plan(spec))...)
+// rulesetFD builds spec's ruleset from its allow list (Plan(spec))
+// without enforcing it.
+func rulesetFD(spec Spec, grants []Grant) (int, uint32, error) {
+	fd, flags, err := config(spec).NewRulesetFD(rules(grants)...)
 	switch {
 	case err != nil:
 		return -1, 0, fmt.Errorf("sandbox: build the Landlock rules: %w", err)

@@ -64,15 +64,14 @@ func (b *Sandbox) helperCmd(cmd *exec.Cmd, spec Spec) error {
 }
 
 // startInNamespace starts cmd through the helper in a user and mount
-// namespace of its own (spec.Mount set), from a locked thread that waits
+// namespace of its own (spec.Mount set; grants is Plan(spec)), from a locked thread that waits
 // for it (so a parent-death signal fires only when olly dies).
 //
 // olly builds the Landlock ruleset and passes it to the helper as an
 // inherited descriptor, so the helper only mounts, applies it and
 // executes the command.
-func (b *Sandbox) startInNamespace(cmd *exec.Cmd, spec Spec) (<-chan error, error) {
-	spec.Mount = true
-	fd, flags, err := rulesetFD(spec)
+func (b *Sandbox) startInNamespace(cmd *exec.Cmd, spec Spec, grants []Grant) (<-chan error, error) {
+	fd, flags, err := rulesetFD(spec, grants)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +168,8 @@ func (b *Sandbox) probeMount() error {
 	cmd := exec.Command(sh, "-c", `if (: > "$1/.git/probe") 2>/dev/null; then exit 3; fi; : > "$1/ok"`, "sh", dir)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Env = []string{"PATH=/usr/bin:/bin"}
-	waitc, err := b.startInNamespace(cmd, Spec{Policy: WorkspaceWrite, Writable: []string{dir}})
+	spec := Spec{Policy: WorkspaceWrite, Writable: []string{dir}, Mount: true}
+	waitc, err := b.startInNamespace(cmd, spec, Plan(spec))
 	if err != nil {
 		return err
 	}

@@ -16,11 +16,44 @@ import (
 // of starting the helper process (docs/performance.md). On macOS cmd runs
 // under sandbox-exec.
 func (b *Sandbox) Start(cmd *exec.Cmd, spec Spec) (<-chan error, error) {
+	return b.StartPlanned(cmd, b.PlanStart(spec))
+}
+
+// StartPlan is a spec with the allow list Start gives the kernel for it
+// (PlanStart), for a caller that needs the list itself (the session
+// shell watches the directories it splits) without planning twice.
+type StartPlan struct {
+	spec   Spec
+	grants []Grant
+	// how Start confines: plain (not confined), mount (the helper in
+	// namespaces of its own), thread (a confined thread of olly), or
+	// wrap (the helper process, or sandbox-exec).
+	how startHow
+}
+
+type startHow int
+
+const (
+	startPlainly startHow = iota
+	startMount
+	startThread
+	startWrap
+)
+
+// Grants is the allow list the kernel gets (Plan of the spec as started:
+// with Spec.Mount where the helper makes .git read-only by mounts); nil
+// when nothing confines the command.
+func (p *StartPlan) Grants() []Grant { return p.grants }
+
+// PlanStart decides how Start confines a command under spec and plans
+// its allow list, once.
+func (b *Sandbox) PlanStart(spec Spec) *StartPlan {
 	if spec.Policy == Unsandboxed || !b.Status().Active() {
-		return startPlain(cmd)
+		return &StartPlan{spec: spec, how: startPlainly}
 	}
-	if err := spec.check(); err != nil {
-		return nil, err
+	p := &StartPlan{spec: spec, how: startWrap}
+	if spec.check() != nil {
+		return p // StartPlanned reports it
 	}
 	// Start decides the mode itself: a Mount the caller set (from
 	// Sandbox.Plan's view) must not leave .git unsplit without mounts.
@@ -29,14 +62,32 @@ func (b *Sandbox) Start(cmd *exec.Cmd, spec Spec) (<-chan error, error) {
 		// A .git to keep read-only needs the helper in namespaces of its
 		// own where they work; otherwise the allow list splits the
 		// folder that holds it (Plan).
-		if len(spec.readOnly(true)) > 0 && b.Status().Git == GitMount {
-			return b.startInNamespace(cmd, spec)
-		}
-		if b.inProcess {
-			return startConfined(cmd, spec)
+		switch {
+		case len(spec.readOnly(true)) > 0 && b.Status().Git == GitMount:
+			p.how, p.spec.Mount = startMount, true
+		case b.inProcess:
+			p.how = startThread
 		}
 	}
-	argv, err := b.Wrap(spec, cmd.Args)
+	p.grants = Plan(p.spec)
+	return p
+}
+
+// StartPlanned is Start with the plan made by PlanStart.
+func (b *Sandbox) StartPlanned(cmd *exec.Cmd, p *StartPlan) (<-chan error, error) {
+	if p.how == startPlainly {
+		return startPlain(cmd)
+	}
+	if err := p.spec.check(); err != nil {
+		return nil, err
+	}
+	switch p.how {
+	case startMount:
+		return b.startInNamespace(cmd, p.spec, p.grants)
+	case startThread:
+		return startConfined(cmd, p.spec, p.grants)
+	}
+	argv, err := b.Wrap(p.spec, cmd.Args)
 	if err != nil {
 		return nil, err
 	}

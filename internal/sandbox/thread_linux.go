@@ -16,8 +16,8 @@ import (
 // other goroutine ever runs confined. The thread lives as long as cmd, so
 // cmd's parent-death signal (which follows the thread that started it)
 // fires only when olly itself dies.
-func startConfined(cmd *exec.Cmd, spec Spec) (<-chan error, error) {
-	fd, flags, err := rulesetFD(spec)
+func startConfined(cmd *exec.Cmd, spec Spec, grants []Grant) (<-chan error, error) {
+	fd, flags, err := rulesetFD(spec, grants)
 	if err != nil {
 		return nil, err
 	}

@@ -7,11 +7,11 @@ import (
 	"os/exec"
 )
 
-func startConfined(*exec.Cmd, Spec) (<-chan error, error) {
+func startConfined(*exec.Cmd, Spec, []Grant) (<-chan error, error) {
 	return nil, errors.New("sandbox: in-process confinement needs Landlock (Linux)")
 }
 
-func (b *Sandbox) startInNamespace(*exec.Cmd, Spec) (<-chan error, error) {
+func (b *Sandbox) startInNamespace(*exec.Cmd, Spec, []Grant) (<-chan error, error) {
 	return nil, errors.New("sandbox: mount namespaces need Linux")
 }
 

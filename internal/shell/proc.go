@@ -79,8 +79,11 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 	// (what bash started is ended by the next olly, see endLeftovers).
 	cmd.SysProcAttr = sysProcAttr()
 	_ = os.Remove(filepath.Join(s.dir, "exit"))
-	stamps := stampsFor(spec, sandbox.Home())
-	waitc, err := s.m.opts.Sandbox.Start(cmd, spec)
+	// One plan: the stamps watch the directories the rules split, taken
+	// before the rules are built so a change in between is seen.
+	plan := s.m.opts.Sandbox.PlanStart(spec)
+	stamps := stampsFor(spec, plan.Grants(), sandbox.Home())
+	waitc, err := s.m.opts.Sandbox.StartPlanned(cmd, plan)
 	_, _ = wakeR.Close(), frW.Close()
 	if err != nil {
 		_, _ = wakeW.Close(), frR.Close()

@@ -25,14 +25,15 @@ type dirStamp struct {
 	entries map[string]uint64 // a split directory's entries: name → inode
 }
 
-// stampsFor lists the dirStamps of spec. Split directories are watched
+// stampsFor lists the dirStamps of spec, whose allow list (as Start
+// gives it to the kernel) is grants. Split directories are watched
 // where people and olly's own tools make files: in the places the spec
 // lets commands write (a workspace root that holds a protected path) and
 // in the home folder. System directories split only on the way down to a
 // protected path (/, /dev/shm that holds olly's state, /tmp when a home
 // lies in it) are not: other programs add entries there all the time, and
 // a command rarely needs one made after its session's bash started.
-func stampsFor(spec sandbox.Spec, home string) []*dirStamp {
+func stampsFor(spec sandbox.Spec, grants []sandbox.Grant, home string) []*dirStamp {
 	if spec.Policy == sandbox.Unsandboxed {
 		return nil
 	}
@@ -41,7 +42,7 @@ func stampsFor(spec sandbox.Spec, home string) []*dirStamp {
 		watched = append(watched, home)
 	}
 	var out []*dirStamp
-	for _, g := range sandbox.Plan(spec) {
+	for _, g := range grants {
 		if g.Access == sandbox.List && slices.ContainsFunc(watched, func(w string) bool { return within(w, g.Path) || within(realPath(w), g.Path) }) {
 			st := stamp(g.Path)
 			st.entries = listEntries(g.Path)
