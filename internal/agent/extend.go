@@ -44,8 +44,8 @@ func (r *run) loadExtensions() {
 // withSkill adds the skill tool to a run's tool names when there are
 // skills: every mode and sub-agents may load them (they only read). Nil
 // names already offer every tool.
-func (r *run) withSkill(names []string) []string {
-	if names == nil || r.ext.skills == "" {
+func (rt *routing) withSkill(names []string) []string {
+	if names == nil || rt.ext.skills == "" {
 		return names
 	}
 	return append(names[:len(names):len(names)], tools.SkillTool)

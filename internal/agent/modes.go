@@ -231,11 +231,11 @@ func (r *run) offerExternal(ctx context.Context) {
 
 // intent is the task intent the prompt's task rules adapt to ("" when
 // the prompt was not classified).
-func (r *run) intent() string {
-	if r.dispatch == nil {
+func (rt *routing) intent() string {
+	if rt.dispatch == nil {
 		return ""
 	}
-	return r.dispatch.Intent
+	return rt.dispatch.Intent
 }
 
 // unavailable is the result of a call of a tool the mode does not offer:

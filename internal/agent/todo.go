@@ -10,8 +10,8 @@ import (
 // sub-agents never do — the list belongs to the turn the person watches,
 // and a sub-agent's list would replace it (the seed removes todo_write
 // from sub-agents). Nil names already offer every tool.
-func (r *run) withTodos(names []string) []string {
-	if names == nil || r.depth > 0 || r.mode.name == event.ModeChat {
+func (rt *routing) withTodos(names []string) []string {
+	if names == nil || rt.depth > 0 || rt.mode.name == event.ModeChat {
 		return names
 	}
 	return append(names[:len(names):len(names)], tools.TodoWriteTool, tools.TodoReadTool)
