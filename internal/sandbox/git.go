@@ -28,8 +28,9 @@ const (
 
 // readOnly returns the paths inside the writable places that a
 // WorkspaceWrite command may read but not change: Spec.ReadOnly and the
-// git metadata of every writable place (its .git directory or file, and
-// the .git of each submodule .gitmodules names), which git obeys later
+// git metadata of every writable place (its .git directory or file, the
+// .git of each submodule its git folder records, at every depth, and of
+// each .gitmodules names), which git obeys later
 // outside the sandbox (hooks, core.fsmonitor, filters, aliases, a
 // worktree's gitdir pointer). existing keeps only the paths that exist,
 // resolved (what the kernel rules and mounts attach to); otherwise each
@@ -63,11 +64,47 @@ func (s Spec) readOnly(existing bool) []string {
 			continue
 		}
 		add(filepath.Join(w, GitDir))
+		// The submodules the protected git folder records, at every
+		// depth (a command can edit .gitmodules, never .git/modules),
+		// and those .gitmodules names (not checked out yet: Seatbelt
+		// denies by path).
+		for _, tree := range submoduleTrees(w, gitFolder(w)) {
+			add(filepath.Join(tree, GitDir))
+		}
 		for _, sub := range submodulePaths(filepath.Join(w, ".gitmodules")) {
 			add(filepath.Join(w, sub, GitDir))
 		}
 	}
 	return out
+}
+
+// gitFolder returns the git folder of the work tree w: w/.git, or the
+// folder a .git file points to ("gitdir: x", relative to w), or "" .
+func gitFolder(w string) string {
+	p := filepath.Join(w, GitDir)
+	fi, err := os.Lstat(p)
+	switch {
+	case err != nil:
+		return ""
+	case fi.IsDir():
+		return p
+	case !fi.Mode().IsRegular():
+		return ""
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(io.LimitReader(f, 4096)).ReadString('\n')
+	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if dir = strings.TrimSpace(dir); !ok || dir == "" {
+		return ""
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(w, dir)
+	}
+	return filepath.Clean(dir)
 }
 
 // maxGitmodules bounds the .gitmodules read: it is workspace content.

@@ -40,8 +40,11 @@ func newGitFixture(t *testing.T) gitFixture {
 		".git/modules/sub/config": "[core]\n\tworktree = ../../../sub\n",
 		"sub/.git":                "gitdir: ../.git/modules/sub\n",
 		".gitmodules":             "[submodule \"sub\"]\n\tpath = sub\n\turl = ./sub\n",
+		// A submodule of the submodule: .gitmodules does not name it.
+		".git/modules/sub/modules/inner/config": "[core]\n\tworktree = ../../../../../sub/inner\n",
+		"sub/inner/.git":                        "gitdir: ../../.git/modules/sub/modules/inner\n",
 	}
-	for _, d := range []string{".git/objects", ".git/refs/heads", ".git/hooks", ".git/modules/sub/hooks", "sub"} {
+	for _, d := range []string{".git/objects", ".git/refs/heads", ".git/hooks", ".git/modules/sub/hooks", ".git/modules/sub/modules/inner", "sub/inner"} {
 		must(t, os.MkdirAll(filepath.Join(f.ws, d), 0o755))
 	}
 	must(t, os.MkdirAll(f.outside, 0o755))
@@ -76,17 +79,19 @@ func (f gitFixture) check(t *testing.T, what string) {
 // gitAttacks are what an auto-approved command could do to make code run
 // later, unsandboxed, through git.
 var gitAttacks = map[string]string{
-	"plant a hook":               "printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
-	"copy a hook in":             "cp ../outside/evil .git/hooks/pre-commit",
-	"move a hook in":             "cp ../outside/evil ./x && mv ./x .git/hooks/pre-commit",
-	"rewrite the config":         "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> .git/config",
-	"replace the config":         "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > c && mv -f c .git/config",
-	"point commondir elsewhere":  "echo /tmp > .git/commondir",
-	"replace .git":               "mv .git .git-old && mkdir .git",
-	"delete .git":                "rm -rf .git",
-	"redirect a submodule":       "echo 'gitdir: /tmp/evil' > sub/.git",
-	"replace a submodule's .git": "rm -f sub/.git && echo 'gitdir: /tmp/evil' > sub/.git",
-	"plant a submodule hook":     "cp ../outside/evil .git/modules/sub/hooks/post-checkout",
+	"plant a hook":                      "printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+	"copy a hook in":                    "cp ../outside/evil .git/hooks/pre-commit",
+	"move a hook in":                    "cp ../outside/evil ./x && mv ./x .git/hooks/pre-commit",
+	"rewrite the config":                "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> .git/config",
+	"replace the config":                "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' > c && mv -f c .git/config",
+	"point commondir elsewhere":         "echo /tmp > .git/commondir",
+	"replace .git":                      "mv .git .git-old && mkdir .git",
+	"delete .git":                       "rm -rf .git",
+	"redirect a submodule":              "echo 'gitdir: /tmp/evil' > sub/.git",
+	"replace a submodule's .git":        "rm -f sub/.git && echo 'gitdir: /tmp/evil' > sub/.git",
+	"plant a submodule hook":            "cp ../outside/evil .git/modules/sub/hooks/post-checkout",
+	"redirect a nested submodule":       "echo 'gitdir: /tmp/evil' > sub/inner/.git",
+	"replace a nested submodule's .git": "rm -f sub/inner/.git && echo 'gitdir: /tmp/evil' > sub/inner/.git",
 }
 
 const nestedAttack = "undo the mount in a nested namespace"
