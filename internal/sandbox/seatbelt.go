@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -74,7 +75,7 @@ func SeatbeltProfile(spec Spec) string {
 		if ro := spec.readOnly(false); len(ro) > 0 {
 			b.WriteString("(deny file-write*")
 			for _, p := range withReal(ro) {
-				fmt.Fprintf(&b, "\n  (subpath %s)", sbQuote(p))
+				fmt.Fprintf(&b, "\n  %s", sbReadOnly(p))
 			}
 			b.WriteString(")\n")
 		}
@@ -112,6 +113,19 @@ func realOrSelf(p string) string {
 		return r
 	}
 	return p
+}
+
+// sbReadOnly is the Seatbelt filter for the read-only path p: a .git
+// matched whatever its case ("<dir>/.GIT" is the same entry on a
+// case-insensitive APFS volume, and a new one must not be planted under
+// another case), the folder holding it quoted for the regex; any other
+// path as a subpath.
+func sbReadOnly(p string) string {
+	if !strings.EqualFold(filepath.Base(p), GitDir) {
+		return "(subpath " + sbQuote(p) + ")"
+	}
+	dir := strings.TrimSuffix(filepath.Dir(p), "/")
+	return "(regex " + sbQuote("^"+regexp.QuoteMeta(dir)+`/\.[Gg][Ii][Tt](/|$)`) + ")"
 }
 
 // sbQuote quotes s as a Seatbelt (Scheme) string literal.

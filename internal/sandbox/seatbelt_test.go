@@ -4,6 +4,8 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -20,6 +22,8 @@ func TestSeatbeltProfilesGolden(t *testing.T) {
 		"workspace-write-network": {Policy: WorkspaceWrite, Writable: []string{"/nonexistent/proj"}, Network: true},
 		"workspace-write-readonly": {Policy: WorkspaceWrite, Writable: []string{"/nonexistent/proj"},
 			ReadOnly: []string{"/nonexistent/proj/vendor/lib/.git", "/nonexistent/proj/.git"}},
+		"workspace-write-regex-root": {Policy: WorkspaceWrite, Writable: []string{`/nonexistent/my.proj (1)/we"ird\[x]+`},
+			ReadOnly: []string{"/nonexistent/my.proj (1)/keys"}},
 	}
 	for name, spec := range specs {
 		t.Run(name, func(t *testing.T) {
@@ -38,5 +42,33 @@ func TestSeatbeltProfilesGolden(t *testing.T) {
 				t.Errorf("profile for %s differs from %s (run with -update after checking):\n%s", name, path, got)
 			}
 		})
+	}
+}
+
+// TestSeatbeltGitIsCaseInsensitive: on a case-insensitive APFS volume
+// .GIT is .git, so the deny rule matches any case, and only below the
+// root quoted for the regex (its dots and brackets are literal).
+func TestSeatbeltGitIsCaseInsensitive(t *testing.T) {
+	root := "/nonexistent/a.b[c]+(d)"
+	rule := sbReadOnly(root + "/.git")
+	lit, ok := strings.CutPrefix(rule, "(regex ")
+	if !ok || !strings.HasSuffix(lit, ")") {
+		t.Fatalf("rule %s is not a regex", rule)
+	}
+	re, err := regexp.Compile(strings.NewReplacer(`\\`, `\`, `\"`, `"`).Replace(strings.Trim(strings.TrimSuffix(lit, ")"), `"`)))
+	if err != nil {
+		t.Fatalf("rule %s: %v", rule, err)
+	}
+	for path, want := range map[string]bool{
+		root + "/.git": true, root + "/.GIT": true, root + "/.Git/hooks/pre-commit": true, root + "/.gIt/config": true,
+		root + "/.gitmodules": false, root + "/.github/x": false, root + "/sub/.git": false,
+		"/nonexistent/aXb[c]+(d)/.git": false, "/nonexistent/a.bc+(d)/.git": false, "/other/.git": false,
+	} {
+		if got := re.MatchString(path); got != want {
+			t.Errorf("%s matches %s: %v, want %v", rule, path, got, want)
+		}
+	}
+	if got := sbReadOnly("/p/keys"); got != `(subpath "/p/keys")` {
+		t.Errorf("a read-only path other than .git: %s", got)
 	}
 }
