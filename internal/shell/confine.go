@@ -22,10 +22,12 @@ func (s *Shell) sandboxSpec(policy sandbox.Policy, writable []string) sandbox.Sp
 	spec := s.m.opts.SandboxSpec
 	spec.Policy = policy
 	spec.Writable = uniquePaths(s.m.roots.paths, writable, spec.Writable)
-	// The shell's state comes first: the read-only policy may write only
-	// that (the wrapper saves the session's cd and variables there).
-	spec.Own = append([]string{s.dir, s.tmpDir}, spec.Own...)
-	// Other sessions' shell state is not this command's business.
+	// The session's TMPDIR comes first: the read-only policy may write
+	// only that and the bash's own state folder, which startProc adds
+	// (withOwnDir).
+	spec.Own = append([]string{s.tmpDir}, spec.Own...)
+	// Other sessions' shell state, and the other bash processes' folders
+	// of this session, are not this command's business.
 	spec.DenyRead = append(append([]string(nil), spec.DenyRead...), s.m.stateDir)
 	return spec
 }

@@ -4,10 +4,11 @@
 #
 #     bash --noprofile --norc -c "$(cat driver.bash)" bash STATE_DIR SLOT NAME=VALUE...
 #
-# with fd 3 the read end of olly's wake pipe and fd 4 the write end of the
+# STATE_DIR is this bash's own folder (one per bash: no other bash's
+# processes can write it, see docs/shell.md), with fd 3 the read end of olly's wake pipe and fd 4 the write end of the
 # frame pipe; stdin, stdout and stderr are /dev/null. SLOT names the state
-# file (STATE_DIR/state<SLOT>) an earlier bash of the session saved last
-# ("" for none); the NAME=VALUE pairs are exported before every command
+# file (STATE_DIR/state<SLOT>) olly copied there from what an earlier bash
+# of the session saved last ("" for none); the NAME=VALUE pairs are exported before every command
 # (TERM=dumb, TMPDIR, ...). Saves alternate between state0 and state1, so
 # a bash killed while saving never spoils the last complete state.
 #
@@ -26,21 +27,6 @@
 # Everything here starts with __olly_; builtins are called through
 # "builtin" because the session may define functions with their names.
 
-# Restore what the session's previous bash left (aliases on, as when the
-# definitions were made). Its own variables are set again below.
-if [[ -n $2 ]]; then
-	builtin shopt -s expand_aliases
-	builtin source -- "$1/state$2" >/dev/null 2>&1
-	builtin shopt -u expand_aliases
-fi
-__olly_d=$1
-__olly_last=${2:-1}
-__olly_forced=("${@:3}")
-builtin set --
-__olly_in=
-__olly_eof=
-__olly_tok=
-__olly_bg=
 
 # __olly_next waits for olly's next request and prepares it.
 __olly_next() {
@@ -113,6 +99,30 @@ __olly_exit() {
 	__olly_save
 	builtin printf '%s\0%s\0%s\0%s\0' "$__olly_tok" "$__olly_rc" "$PWD" "$__olly_slot" >"$__olly_d/exit"
 }
+
+# olly's functions are readonly, and defined before the restore: a command
+# cannot redefine them, and the copies of them a state file holds are
+# ignored (bash refuses to redefine a readonly function).
+builtin readonly -f __olly_next __olly_reset __olly_post __olly_save __olly_exit
+
+# Restore what the session's previous bash left (aliases on, as when the
+# definitions were made). olly passes a slot only when that state may be
+# trusted by this bash (never one a sandboxed bash wrote to an unsandboxed
+# one) and copied it into this bash's own folder. Its own variables are
+# set again below.
+if [[ -n $2 ]]; then
+	builtin shopt -s expand_aliases
+	builtin source -- "$1/state$2" >/dev/null 2>&1
+	builtin shopt -u expand_aliases
+fi
+__olly_d=$1
+__olly_last=${2:-1}
+__olly_forced=("${@:3}")
+builtin set --
+__olly_in=
+__olly_eof=
+__olly_tok=
+__olly_bg=
 
 __olly_reset
 # The loop runs again if a command leaves it (break, break 9).

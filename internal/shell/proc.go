@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -32,8 +30,14 @@ const frameDrain = 50 * time.Millisecond
 type bashProc struct {
 	cmd   *exec.Cmd
 	pid   int
-	start uint64 // clock ticks after boot
-	spec  sandbox.Spec
+	start uint64       // clock ticks after boot
+	spec  sandbox.Spec // the spec asked for (without its own folder)
+	// dir is this bash's own state folder (request, output FIFOs, saved
+	// state, exit record): only this bash's spec may write it.
+	dir string
+	// fresh: started without the session's state, which a sandboxed bash
+	// wrote and this unsandboxed one must not trust.
+	fresh bool
 	// stamps are the directories whose later entries the sandbox domain
 	// does not cover, and the allowed places that were missing: a change
 	// to either means a new bash (see confine.go).
@@ -53,24 +57,28 @@ type bashProc struct {
 	wg    sync.WaitGroup
 }
 
-// startProc starts the session's bash under spec, restoring the state
-// slot s.slot saved, in directory dir.
+// startProc starts the session's bash under spec, in directory dir, in a
+// state folder of its own, restoring the session's last saved state if
+// this bash may trust it (restoreInto).
 func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
+	own, err := s.newProcDir()
+	if err != nil {
+		return nil, err
+	}
 	wakeR, wakeW, err := os.Pipe()
 	if err != nil {
+		_ = os.RemoveAll(own)
 		return nil, fmt.Errorf("shell: create pipe: %w", err)
 	}
 	frR, frW, err := os.Pipe()
 	if err != nil {
 		_, _ = wakeR.Close(), wakeW.Close()
+		_ = os.RemoveAll(own)
 		return nil, fmt.Errorf("shell: create pipe: %w", err)
 	}
-	restore, env := "", s.m.baseEnv
-	if s.slot >= 0 {
-		restore, env = strconv.Itoa(s.slot), restartEnv(s.m.baseEnv)
-	}
+	restore, env, fresh := s.restoreInto(own, spec)
 	forced := append(forcedEnv(), "TMPDIR="+s.tmpDir, "TMP="+s.tmpDir, "TEMP="+s.tmpDir)
-	args := append([]string{"--noprofile", "--norc", "-c", driverScript, "bash", s.dir, restore}, forced...)
+	args := append([]string{"--noprofile", "--norc", "-c", driverScript, "bash", own, restore}, forced...)
 	cmd := exec.Command(s.m.shellPath, args...)
 	cmd.Dir = dir
 	cmd.Env = append(commandEnv(env, s.m.shlvl, dir, s.token+".0"), forced[len(forced)-3:]...)
@@ -78,19 +86,20 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 	// Pdeathsig: if olly dies, even by SIGKILL, the kernel kills bash
 	// (what bash started is ended by the next olly, see endLeftovers).
 	cmd.SysProcAttr = sysProcAttr()
-	_ = os.Remove(filepath.Join(s.dir, "exit"))
 	// One plan: the stamps watch the directories the rules split, taken
 	// before the rules are built so a change in between is seen.
-	plan := s.m.opts.Sandbox.PlanStart(spec)
-	stamps := stampsFor(spec, plan.Grants(), sandbox.Home())
+	started := withOwnDir(spec, own)
+	plan := s.m.opts.Sandbox.PlanStart(started)
+	stamps := stampsFor(started, plan.Grants(), sandbox.Home())
 	waitc, err := s.m.opts.Sandbox.StartPlanned(cmd, plan)
 	_, _ = wakeR.Close(), frW.Close()
 	if err != nil {
 		_, _ = wakeW.Close(), frR.Close()
+		_ = os.RemoveAll(own)
 		return nil, fmt.Errorf("shell: could not start %s: %w", s.m.shellPath, err)
 	}
 	p := &bashProc{
-		cmd: cmd, pid: cmd.Process.Pid, spec: spec, stamps: stamps,
+		cmd: cmd, pid: cmd.Process.Pid, spec: spec, dir: own, fresh: fresh, stamps: stamps,
 		wake: wakeW, fr: frR, exited: make(chan struct{}),
 		frames: make(chan frame, 4), quit: make(chan struct{}), saved: -1,
 	}
@@ -159,7 +168,7 @@ func (p *bashProc) drain() {
 	_ = p.fr.SetReadDeadline(time.Now().Add(frameDrain))
 }
 
-// send asks bash to run the request already written to STATE_DIR/req.
+// send asks bash to run the request already written to its folder's req.
 func (p *bashProc) send() error {
 	_, err := p.wake.Write([]byte{'x'})
 	return err

@@ -50,20 +50,19 @@ func (s *Shell) start(command, dir string, policy sandbox.Policy, writable []str
 	}
 	spec := s.sandboxSpec(policy, writable)
 	s.seq++
-	r := &run{token: fmt.Sprintf("%s.%d", s.token, s.seq), seq: s.seq, label: fileLabel(s.id), spec: spec}
-	if err := s.openOutput(r); err != nil {
-		return nil, err
-	}
+	// The token's random part (crypto/rand) makes the next command's
+	// token unguessable from this one's OLLY_SHELL_RUN.
+	r := &run{token: fmt.Sprintf("%s.%d.%s", s.token, s.seq, newToken()), seq: s.seq, label: fileLabel(s.id), spec: spec}
 	r.live = startLive(onOutput, s.m.opts.LiveInterval)
 	r.capture = newCapture(s.m.opts.MaxOutputBytes, s.m.opts.Limits, s.m.artifactDir, r.pattern("out"), r.live)
-	r.pump.dst = r.capture
-	s.startPump(r.pump)
 	for attempt := 0; ; attempt++ {
 		err := s.send(r, command, dir)
 		if err == nil || attempt == 1 || !errors.Is(err, errNotStarted) {
 			if err != nil {
 				s.closeOutput(r)
-				r.pump.stop()
+				if r.pump != nil {
+					r.pump.stop()
+				}
 				r.live.close()
 			}
 			return r, err
@@ -86,6 +85,11 @@ func (s *Shell) send(r *run, command, dir string) error {
 		s.proc = p
 	}
 	r.proc, r.pid, r.startTicks = s.proc, s.proc.pid, s.proc.start
+	if filepath.Dir(r.fifo) != s.proc.dir {
+		if err := s.openOutput(r); err != nil {
+			return err
+		}
+	}
 	change, names := true, []string(nil)
 	if s.saved {
 		change, names = mayChangeState(command)
@@ -96,7 +100,7 @@ func (s *Shell) send(r *run, command, dir string) error {
 	}
 	fields := append([]string{r.token, dir, r.fifo, save, command}, names...)
 	req := strings.Join(fields, "\x00") + "\x00"
-	if err := os.WriteFile(filepath.Join(s.dir, "req"), []byte(req), 0o600); err != nil {
+	if err := writePrivate(filepath.Join(r.proc.dir, "req"), []byte(req)); err != nil {
 		return fmt.Errorf("shell: write command: %w", err)
 	}
 	r.began, r.ticks = time.Now(), nowTicks()
@@ -108,11 +112,19 @@ func (s *Shell) send(r *run, command, dir string) error {
 	return nil
 }
 
-// openOutput creates r's output FIFO and opens its read end (for the
-// pump) and a write end olly holds until bash has ended the command, so
-// the pipe cannot end before bash has opened it.
+// openOutput creates r's output FIFO in the folder of the bash that runs
+// it (only that bash's sandbox may write there, so nothing else can put a
+// link in its place) and opens its read end (for the pump) and a write
+// end olly holds until bash has ended the command, so the pipe cannot end
+// before bash has opened it. A FIFO made for a bash that was replaced
+// before it began the command is dropped first.
 func (s *Shell) openOutput(r *run) error {
-	r.fifo = filepath.Join(s.dir, fmt.Sprintf("o%d", r.seq))
+	if r.pump != nil {
+		s.closeOutput(r)
+		r.pump.stop()
+		r.pump = nil
+	}
+	r.fifo = filepath.Join(r.proc.dir, fmt.Sprintf("o%d", r.seq))
 	_ = os.Remove(r.fifo)
 	if err := syscall.Mkfifo(r.fifo, 0o600); err != nil {
 		return fmt.Errorf("shell: create output pipe: %w", err)
@@ -127,8 +139,24 @@ func (s *Shell) openOutput(r *run) error {
 		_ = os.Remove(r.fifo)
 		return fmt.Errorf("shell: open output pipe: %w", err)
 	}
-	r.pump = newPump(rd, nil)
+	r.pump = newPump(rd, r.capture)
+	s.startPump(r.pump)
 	return nil
+}
+
+// writePrivate writes a file olly creates afresh in a bash's folder (a
+// link left there is removed, not followed).
+func writePrivate(path string, b []byte) error {
+	_ = os.Remove(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // closeOutput drops olly's end of r's FIFO: from now on the pipe ends when
@@ -151,16 +179,15 @@ func (s *Shell) dropProc(r *run) {
 	}
 	s.proc = nil
 	p.stop(s.m.opts.KillGrace)
-	if k := p.savedSlot(); k >= 0 {
-		s.slot = k
-	}
+	slot := p.savedSlot()
 	if r != nil {
-		if b, err := os.ReadFile(filepath.Join(s.dir, "exit")); err == nil {
+		if b, ok := readExitRecord(p); ok {
 			if rec, ok := parseExitRecord(b); ok && rec.token == r.token {
-				r.exit, s.slot = &rec, rec.slot
+				r.exit, slot = &rec, rec.slot
 			}
 		}
 	}
+	s.keepState(p, slot)
 }
 
 // prepare creates the state directory and temporary folder on first use,

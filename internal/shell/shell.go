@@ -59,10 +59,11 @@ type Shell struct {
 	seq   int
 	cwd   string
 	proc  *bashProc // the session's bash, nil until a command needs one
-	// slot is the state file (STATE_DIR/state<slot>) a bash of the session
-	// last reported saved completely, -1 for none yet (driver.bash
-	// alternates between two).
-	slot int
+	// procN numbers the session's bash processes (their folders).
+	procN int
+	// hasState: STATE_DIR/state holds the newest complete state a bash of
+	// the session saved; stateConfined: a sandboxed bash saved it.
+	hasState, stateConfined bool
 	// saved: a command the session ran was followed by a save (the first
 	// always is; then commands that cannot change the state skip it).
 	saved   bool
@@ -87,7 +88,6 @@ func newShell(m *Manager, id, dir string) *Shell {
 		sem:     make(chan struct{}, 1),
 		closing: make(chan struct{}),
 		cwd:     m.roots.primary(),
-		slot:    -1,
 		pumps:   make(map[*pump]struct{}),
 	}
 }
@@ -184,6 +184,10 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 		}
 	}
 	s.finish(r, why, res)
+	if r.proc.fresh {
+		r.proc.fresh = false
+		res.Notes = append(res.Notes, freshNote)
+	}
 	s.explainRefusals(r.spec, start, res)
 	return res, nil
 }

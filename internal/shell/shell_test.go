@@ -209,7 +209,7 @@ func TestNonInteractiveEnvironment(t *testing.T) {
 		{"stdin is /dev/null", "cat; echo done", "done"},
 		{"no controlling terminal", "{ : </dev/tty; } 2>/dev/null && echo tty || echo no-tty", "no-tty"},
 		{"BASH_ENV and SHELLOPTS dropped", "false; echo ${BASH_ENV-unset}", "unset"},
-		{"marker is per command", `echo "${OLLY_SHELL_RUN%.*}" | wc -c`, "17"},
+		{"marker is per command", `echo "${OLLY_SHELL_RUN%%.*}" | wc -c`, "17"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,7 +60,11 @@ func (s *Shell) noteUnsaved(why stopReason, res *Result) {
 	}
 }
 
-// statePath is the state file of slot.
+// statePath is the state file of slot in the folder of the session's
+// current bash ("" when there is none).
 func (s *Shell) statePath(slot int) string {
-	return filepath.Join(s.dir, fmt.Sprintf("state%d", slot))
+	if s.proc == nil {
+		return ""
+	}
+	return filepath.Join(s.proc.dir, fmt.Sprintf("state%d", slot))
 }

@@ -33,9 +33,10 @@ suspend times trap type typeset ulimit umask unalias unset wait`)
 // the session (those may change anything).
 func mayChangeState(command string) (change bool, names []string) {
 	// Expansions that assign or run code in this shell (${x:=…},
-	// $((x++)), ((…)); $(…) is a subshell but may hide the rest from this
+	// $((x++)), $[x++], ((…)); $(…) is a subshell but may hide the rest from this
 	// simple scan), grouping, here-documents.
-	if strings.ContainsAny(command, "`(){}") || strings.Contains(command, "${") || strings.Contains(command, "<<") {
+	// $[…] is the old spelling of $((…)): $[x=1] assigns.
+	if strings.ContainsAny(command, "`(){}") || strings.Contains(command, "${") || strings.Contains(command, "$[") || strings.Contains(command, "<<") {
 		return true, nil
 	}
 	atStart := true

@@ -23,7 +23,7 @@ func TestMayChangeState(t *testing.T) {
 	}
 	changing := []string{
 		"cd sub", "export A=1", "A=1", "A=1 make", "printf -v x 1", "test -v X",
-		"echo ${x:=1}", "echo $((x++))", "((x++))", "(cd x)", "{ cd x; }", "source a", ". a", "eval x",
+		"echo ${x:=1}", "echo $((x++))", "echo $[x=1]", "true $[x++]", "((x++))", "(cd x)", "{ cd x; }", "source a", ". a", "eval x",
 		"if true; then :; fi", "for i in 1; do :; done", "echo 'unterminated", "echo a # ; cd x", "$CMD",
 		`\cd x`, "exec ls", "read x", "set -e", "ls; cd x", "ls && export X", "ls | read x", "echo $(cd x)",
 		"cat <<EOF\nx\nEOF", "&>f ls", `echo \' ; cd x ; echo \'`, `echo "\" ; cd x ; echo \""`, "kill $$", "exit", "true\ncd x", "alias x=y", "unset X", "shopt -s globstar",

@@ -1,0 +1,139 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+
+	"github.com/olly-agent/olly/internal/sandbox"
+)
+
+// Each bash of a session gets a state folder of its own, STATE_DIR/b<n>,
+// for its request, its commands' output FIFOs, its saved state and its
+// exit record; only that bash's sandbox may write it (withOwnDir), and the
+// session's folder itself only olly. So nothing an earlier bash left
+// running (a background job of a sandboxed command) can plant a request,
+// a state file or a symbolic link in place of a FIFO for a later bash, in
+// particular for an unsandboxed one a person approved. Between two bashes
+// olly keeps the newest complete state in STATE_DIR/state (keepState) and
+// copies it into the next bash's folder only if that bash may trust it
+// (restoreInto).
+
+// freshNote tells the model that an unsandboxed command did not get the
+// state sandboxed commands left.
+const freshNote = "this command ran outside the sandbox in a new shell that did not take over the variables, functions and aliases of the earlier sandboxed commands (only the working directory): a sandboxed command must not be able to change what runs outside the sandbox; set up again in this command what it needs (e.g. source a virtualenv)"
+
+// maxStateBytes bounds the saved state olly copies from one bash to the
+// next: far more than any real session's variables and functions.
+const maxStateBytes = 64 << 20
+
+// newProcDir creates the state folder of the session's next bash.
+func (s *Shell) newProcDir() (string, error) {
+	s.procN++
+	dir := filepath.Join(s.dir, "b"+strconv.Itoa(s.procN))
+	_ = os.RemoveAll(dir)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", fmt.Errorf("shell: create state directory: %w", err)
+	}
+	return dir, nil
+}
+
+// withOwnDir is spec with the bash's own folder writable (the read-only
+// policy may write only that and the session's TMPDIR).
+func withOwnDir(spec sandbox.Spec, own string) sandbox.Spec {
+	if spec.Policy == sandbox.Unsandboxed {
+		return spec
+	}
+	spec.Own = append([]string{own}, spec.Own...)
+	return spec
+}
+
+// restoreInto copies the session's last saved state into own, the folder
+// of a bash about to start under spec, and returns the slot argument and
+// environment for driver.bash. An unsandboxed bash never restores a state
+// a sandboxed bash wrote (its functions, aliases, PATH, LD_PRELOAD,
+// BASH_ENV, PROMPT_COMMAND… would run outside the sandbox in a command a
+// person approved for something else): it starts from olly's base
+// environment and the session's directory only, and fresh is true.
+func (s *Shell) restoreInto(own string, spec sandbox.Spec) (restore string, env []string, fresh bool) {
+	if !s.hasState {
+		return "", s.m.baseEnv, false
+	}
+	if spec.Policy == sandbox.Unsandboxed && s.stateConfined {
+		return "", s.m.baseEnv, true
+	}
+	if err := copyState(filepath.Join(s.dir, "state"), filepath.Join(own, "state0")); err != nil {
+		return "", s.m.baseEnv, true
+	}
+	return "0", restartEnv(s.m.baseEnv), false
+}
+
+// keepState takes, from the folder of bash p that has ended, the newest
+// complete state it saved (slot, -1 for none) into the session's folder,
+// then removes p's folder.
+func (s *Shell) keepState(p *bashProc, slot int) {
+	defer func() { _ = os.RemoveAll(p.dir) }()
+	if slot < 0 {
+		return
+	}
+	if err := copyState(filepath.Join(p.dir, "state"+strconv.Itoa(slot)), filepath.Join(s.dir, "state")); err != nil {
+		return
+	}
+	s.hasState = true
+	s.stateConfined = p.spec.Policy != sandbox.Unsandboxed
+}
+
+// copyState copies a state file written in a bash's folder, which that
+// bash's commands may have replaced: a symbolic link or anything but a
+// regular file is refused, so olly never follows a link or blocks on a
+// FIFO, and the size is bounded.
+func copyState(src, dst string) error {
+	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = in.Close() }()
+	fi, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > maxStateBytes {
+		return errors.New("shell: the saved state is not a regular file of a sane size")
+	}
+	tmp := dst + ".tmp"
+	_ = os.Remove(tmp)
+	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, io.LimitReader(in, maxStateBytes))
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, dst)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
+}
+
+// readExitRecord reads the exit record bash p's EXIT trap wrote, refusing
+// anything but a small regular file (see copyState).
+func readExitRecord(p *bashProc) ([]byte, bool) {
+	f, err := os.OpenFile(filepath.Join(p.dir, "exit"), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer func() { _ = f.Close() }()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, false
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	return b, err == nil
+}
