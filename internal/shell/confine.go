@@ -75,7 +75,9 @@ func (s *Shell) explainRefusals(spec sandbox.Spec, start string, res *Result) {
 		return
 	}
 	home, _ := os.UserHomeDir()
-	res.Refused = sandbox.Explain(spec, start, home, res.Output)
+	// The sandbox's own Explain knows how .git is kept read-only here
+	// (mounts or per-entry rules), which changes what a refusal means.
+	res.Refused = s.m.opts.Sandbox.Explain(spec, start, home, res.Output)
 	if n := sandbox.Note(spec.Policy, res.Refused); n != "" {
 		res.Notes = append(res.Notes, n)
 	}

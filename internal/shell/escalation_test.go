@@ -149,3 +149,26 @@ func incr(s string) string {
 	n, _ := strconv.Atoi(s)
 	return strconv.Itoa(n + 1)
 }
+
+// TestGitMadeLaterIsProtected: a workspace root without .git when the
+// session's bash started gets one (git init, or a planted one); the next
+// workspace-write command runs in a new bash that keeps it read-only.
+func TestGitMadeLaterIsProtected(t *testing.T) {
+	m, ws, _, _ := sandboxed(t)
+	if m.opts.Sandbox.Status().Git == "" {
+		t.Skip("this sandbox does not keep .git read-only here")
+	}
+	sh := m.Session("s1")
+	first := mustRun(t, sh, "echo $$", RunOptions{})
+	made := mustRun(t, sh, "mkdir .git && echo '[core]' > .git/config && echo $$", RunOptions{})
+	if made.ExitCode != 0 || made.Output != first.Output {
+		t.Fatalf("making .git in a root that had none: %s (first bash %s)", made.Text(), first.Output)
+	}
+	res := mustRun(t, sh, "echo '[core] fsmonitor = evil' >> .git/config; echo $$", RunOptions{})
+	if b, _ := os.ReadFile(filepath.Join(ws, ".git", "config")); strings.Contains(string(b), "evil") {
+		t.Fatalf("a .git made after the bash started stayed writable: %s", res.Text())
+	}
+	if strings.HasSuffix(res.Output, first.Output) {
+		t.Errorf("the command after .git appeared ran in the same bash: %s", res.Text())
+	}
+}

@@ -33,6 +33,11 @@ type dirStamp struct {
 // protected path (/, /dev/shm that holds olly's state, /tmp when a home
 // lies in it) are not: other programs add entries there all the time, and
 // a command rarely needs one made after its session's bash started.
+//
+// For workspace-write, each writable place's .git that is missing is
+// watched too: one made later (git init, or one planted there) would
+// otherwise stay writable to this bash, whose rules and mounts were made
+// when it started; its appearing means a new bash that protects it.
 func stampsFor(spec sandbox.Spec, grants []sandbox.Grant, home string) []*dirStamp {
 	if spec.Policy == sandbox.Unsandboxed {
 		return nil
@@ -52,6 +57,13 @@ func stampsFor(spec sandbox.Spec, grants []sandbox.Grant, home string) []*dirSta
 	for _, p := range slices.Concat(spec.Writable, spec.Own) {
 		if st := stamp(p); !st.exists {
 			out = append(out, &st)
+		}
+	}
+	if spec.Policy == sandbox.WorkspaceWrite {
+		for _, p := range spec.Writable {
+			if st := stamp(filepath.Join(p, ".git")); !st.exists {
+				out = append(out, &st)
+			}
 		}
 	}
 	return out
