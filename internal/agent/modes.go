@@ -250,3 +250,15 @@ func (r *run) unavailable(name string) string {
 	}
 	return fmt.Sprintf("Tool %q is not available here. Available tools: %s.", name, avail)
 }
+
+// prestartShell starts the session's shell in the background when the
+// person's turn offers the terminal tool, so that starting it overlaps
+// the model's first answer instead of delaying the first command. Not
+// for sub-agents, which share the parent's shell, nor for modes without
+// the tool or read-only ones (review's git commands run in the read-only
+// sandbox, another bash than the workspace-write one started here).
+func (r *run) prestartShell() {
+	if r.depth == 0 && !r.mode.readOnly && r.offered[toolTerminal] && r.env.PrestartShell != nil {
+		r.env.PrestartShell()
+	}
+}

@@ -194,6 +194,7 @@ func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
 	env.Emit = r.emit
 	r.useEnv(env)
 	r.offerExternal(ctx)
+	r.prestartShell()
 	r.batches = r.newToolRunner()
 	if err := r.promptHooks(ctx); err != nil {
 		return nil, err

@@ -188,6 +188,7 @@ func (a *App) toolEnv(ctx context.Context, t *session.Turn) (tools.Env, error) {
 		External:         externalTools(sp.mcp),
 		Todos:            a.Sessions,
 	}
+	env.PrestartShell = a.prestartShell(sp.shells.Session(t.SessionID), a.sessionPolicy(sess), t.Workspace)
 	if h := a.hookRunner(t.SessionID, t.Workspace); h != nil { // a nil *Runner must not become a non-nil interface
 		env.Hooks = h
 	}

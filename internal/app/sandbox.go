@@ -11,6 +11,7 @@ import (
 	"github.com/olly-agent/olly/internal/sandbox"
 	"github.com/olly-agent/olly/internal/shell"
 	"github.com/olly-agent/olly/internal/tools"
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // sandboxSpec is the template of every command's sandbox: the build caches
@@ -74,4 +75,16 @@ func PolicySummary(cfg *config.Config, sb *sandbox.Sandbox) string {
 		s += " · every command that is not read-only asks, then runs sandboxed"
 	}
 	return s
+}
+
+// prestartShell returns what starts the session's shell ahead of its
+// first command (the workspace-write sandbox, which commands that change
+// something run in), or nil when no such command can run without a
+// person and none is there to approve it (print mode without a terminal,
+// no --yes, not in auto mode): then the shell would start for nothing.
+func (a *App) prestartShell(sh *shell.Shell, policy approval.Policy, ws *workspace.Workspace) func() {
+	if policy.Unattended && !policy.Yes && !policy.AutoApproveCommands && policy.EffectiveMode() != event.ApprovalModeAuto {
+		return nil
+	}
+	return func() { sh.Prestart(shell.RunOptions{Writable: ws.Dirs()}) }
 }

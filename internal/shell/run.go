@@ -193,17 +193,22 @@ func (s *Shell) dropProc(r *run) {
 // prepare creates the state directory and temporary folder on first use,
 // and ends what a crashed olly left running for the session.
 func (s *Shell) prepare() error {
-	if s.seq > 0 {
+	if s.prepared {
 		return nil
 	}
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return fmt.Errorf("shell: create state directory: %w", err)
 	}
-	if err := s.makeTmpDir(); err != nil {
+	if s.tmpDir == "" {
+		if err := s.makeTmpDir(); err != nil {
+			return err
+		}
+	}
+	if _, err := s.endLeftovers(); err != nil {
 		return err
 	}
-	_, err := s.endLeftovers()
-	return err
+	s.prepared = true
+	return nil
 }
 
 // startPump runs p until its pipe is done or the shell closes.

@@ -73,6 +73,7 @@ type Shell struct {
 	// record.
 	leaderStarts []groupRecord
 	tmpDir       string // the session's private TMPDIR
+	prepared     bool   // prepare succeeded: state and temporary folders made
 
 	pmu   sync.Mutex
 	pumps map[*pump]struct{}

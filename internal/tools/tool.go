@@ -88,6 +88,11 @@ type Env struct {
 	// Shell runs terminal commands in the session's shell
 	// (shell.Manager.Session); nil: run_terminal_command is unavailable.
 	Shell CommandRunner
+	// PrestartShell, when set, starts the session's shell in the
+	// background ahead of its first command (shell.Shell.Prestart); the
+	// agent calls it when a person's turn offers run_terminal_command.
+	// nil where no command is expected to run sandboxed.
+	PrestartShell func()
 	// ArtifactDir holds the full output of truncated commands
 	// (shell.Manager.ArtifactDir); read_file reads artifact://<name> there.
 	ArtifactDir string

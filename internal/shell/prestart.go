@@ -1,0 +1,62 @@
+package shell
+
+import "context"
+
+// Prestart starts the session's bash in the background, ahead of its
+// first command, so that what starting it costs (checking bash, the
+// sandbox's rules, the mount-namespace helper, bash itself) overlaps
+// something else (the model's first answer) instead of delaying the
+// first command. opts.Policy and opts.Writable are those the first
+// command is expected to run with (a command that needs another sandbox
+// gets a new bash, as always).
+//
+// It returns at once. The goroutine it starts holds the shell as a
+// command does: a command that comes meanwhile waits for it and then
+// uses the bash it started; Close waits for it and ends what it started.
+// When a command already holds the shell, or a bash is running, it does
+// nothing. A failure is not reported here: the first command meets it
+// again and reports it exactly as without Prestart.
+func (s *Shell) Prestart(opts RunOptions) {
+	select {
+	case s.sem <- struct{}{}:
+	default:
+		return // a command (or Close) holds the shell; it starts bash itself
+	}
+	select {
+	case <-s.closing:
+		s.unlock()
+		return
+	default:
+	}
+	// Added while holding sem: Close takes sem before it waits for wg.
+	s.wg.Go(func() {
+		defer s.unlock()
+		s.prestart(opts)
+	})
+}
+
+// prestart is Prestart's work; the caller holds sem.
+func (s *Shell) prestart(opts RunOptions) {
+	if s.proc != nil {
+		return
+	}
+	// Bounded (one bash printing its version); Close waits for it.
+	if s.m.checkShell(context.Background()) != nil || s.closed() || s.prepare() != nil || s.closed() {
+		return
+	}
+	p, err := s.startProc(s.sandboxSpec(opts.Policy, opts.Writable), s.cwd)
+	if err != nil {
+		return
+	}
+	s.proc = p
+}
+
+// closed reports whether Close has begun.
+func (s *Shell) closed() bool {
+	select {
+	case <-s.closing:
+		return true
+	default:
+		return false
+	}
+}
