@@ -172,3 +172,26 @@ func TestGitMadeLaterIsProtected(t *testing.T) {
 		t.Errorf("the command after .git appeared ran in the same bash: %s", res.Text())
 	}
 }
+
+// TestRestoredStateCannotReplaceOllysFunctions: a saved state holding a
+// redefinition of olly's request reader (as a command's own save could
+// before) is restored by the next bash without it taking effect.
+func TestRestoredStateCannotReplaceOllysFunctions(t *testing.T) {
+	m, _ := newTestManager(t, nil)
+	sh := m.Session("s1")
+	mustRun(t, sh, "export KEPT=1", RunOptions{})
+	mustRun(t, sh, "kill -9 $$", RunOptions{})
+	state := filepath.Join(sh.dir, "state")
+	b, err := os.ReadFile(state)
+	if err != nil || !strings.Contains(string(b), "KEPT") {
+		t.Fatalf("no saved state to restore (%v)", err)
+	}
+	fake := "\n__olly_next () \n{ \n    IFS= builtin read -r -n 1 -u 3 __olly_w || { __olly_eof=1; return 1; }; builtin mapfile -d '' -t __olly_req < \"$__olly_d/req\"; __olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_sv=0 __olly_cmd='echo faked'; builtin export OLLY_SHELL_RUN=\"$__olly_tok\"; __olly_in=1 __olly_bg=$!; builtin printf 'B\\0%s\\0' \"$__olly_tok\" >&4\n}\n"
+	if err := os.WriteFile(state, append(b, fake...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := mustRun(t, sh, `echo "real $KEPT"`, RunOptions{})
+	if strings.TrimSpace(res.Output) != "real 1" {
+		t.Fatalf("a restored state replaced olly's functions: %s", res.Text())
+	}
+}
