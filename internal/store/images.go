@@ -10,7 +10,8 @@ import (
 )
 
 // PutImage stores an image's bytes under their SHA-256 (hex), which it
-// returns; storing the same bytes again is a no-op.
+// returns; storing the same bytes again renews only its created_at (the
+// grace a delete keeps it for, images_gc.go).
 func (s *Store) PutImage(ctx context.Context, mimeType string, data []byte) (string, error) {
 	if len(data) == 0 {
 		return "", errors.New("store image: no bytes")
@@ -18,12 +19,11 @@ func (s *Store) PutImage(ctx context.Context, mimeType string, data []byte) (str
 	sum := sha256.Sum256(data)
 	key := hex.EncodeToString(sum[:])
 	_, err := s.w.ExecContext(ctx, `INSERT INTO images (sha256, mime_type, size, data, created_at)
-		VALUES (?, ?, ?, ?, ?) ON CONFLICT (sha256) DO NOTHING`, key, mimeType, len(data), data, s.now())
+		VALUES (?, ?, ?, ?, ?) ON CONFLICT (sha256) DO UPDATE SET created_at = excluded.created_at`, key, mimeType, len(data), data, s.now())
 	if err != nil {
 		return "", classify(s.file, fmt.Errorf("store image %s: %w", key[:12], err))
 	}
 	s.walWrote(len(data)) // megabytes in the WAL count toward the next checkpoint
-	s.notePut(key)
 	return key, nil
 }
 

@@ -9,62 +9,65 @@ import (
 
 // Images are shared: the same bytes attached in two sessions (or copied
 // by a fork) are one row. So an image goes only when no user message of
-// any session refers to it any more, which DeleteSession checks after
-// deleting the session's events, in the same transaction. The check
-// sweeps every unreferenced image, so one left by an earlier delete goes
-// then too.
+// any session refers to it any more. DeleteSession collects, before it
+// deletes the session's events, the images the session's user messages
+// refer to, and after, in the same transaction, deletes those of them no
+// other user message refers to. A session without images costs one read
+// of its own events: the events table of other sessions is read only for
+// the images the deleted session had.
 //
 // An image is stored just before the user message that refers to it is
-// appended (the session service stores the bytes first): one stored in
-// the last imageGrace by this process is kept, or a delete running
-// between the two would take the image from under the new message.
+// appended (the session service stores the bytes first), possibly by
+// another olly process sharing the database: an image stored in the last
+// imageGrace (images.created_at, which storing the same bytes again
+// renews) is kept, or a delete running between the two would take the
+// image from under the new message. An image kept that way, or one never
+// referred to, is collected by a later delete of a session referring to it.
 
-// imageGrace is how long an image this process stored is kept without a
-// reference.
+// imageGrace is how long a stored image is kept without a reference.
 const imageGrace = time.Minute
 
-// notePut records that key was just stored.
-func (s *Store) notePut(key string) {
-	now := s.opts.Now()
-	s.imgMu.Lock()
-	defer s.imgMu.Unlock()
-	if s.recentImages == nil {
-		s.recentImages = map[string]time.Time{}
+// sessionImagesTx returns the images (SHA-256) the user messages of
+// session refer to (event.UserMessage's attachments[].image.sha256), as a
+// JSON array, or "" when there are none. The LIKE skips, without parsing
+// it, every message that has no image.
+func sessionImagesTx(ctx context.Context, tx *sql.Tx, session string) (string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT json_extract(a.value, '$.image.sha256')
+		FROM events e, json_each(e.payload, '$.attachments') a
+		WHERE e.session_id = ? AND e.type = 'user_message' AND e.payload LIKE '%"sha256"%'
+		AND json_extract(a.value, '$.image.sha256') IS NOT NULL`, session)
+	if err != nil {
+		return "", err
 	}
-	for k, at := range s.recentImages {
-		if now.Sub(at) >= imageGrace {
-			delete(s.recentImages, k)
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return "", err
 		}
+		keys = append(keys, k)
 	}
-	s.recentImages[key] = now
+	if err := rows.Err(); err != nil || len(keys) == 0 {
+		return "", err
+	}
+	b, err := json.Marshal(keys)
+	return string(b), err
 }
 
-// recentImageKeys are the images stored in the last imageGrace, as a
-// JSON array.
-func (s *Store) recentImageKeys() string {
-	now := s.opts.Now()
-	s.imgMu.Lock()
-	keys := []string{}
-	for k, at := range s.recentImages {
-		if now.Sub(at) < imageGrace {
-			keys = append(keys, k)
-		}
+// deleteUnusedImagesTx deletes, of the images keys (a JSON array of
+// SHA-256), those stored before the grace and no user message refers to.
+// instr picks, without parsing it, only the messages naming the image.
+func (s *Store) deleteUnusedImagesTx(ctx context.Context, tx *sql.Tx, keys string) error {
+	if keys == "" {
+		return nil
 	}
-	s.imgMu.Unlock()
-	b, _ := json.Marshal(keys)
-	return string(b)
-}
-
-// deleteUnusedImagesTx deletes the images no user message refers to
-// (event.UserMessage's attachments[].image.sha256), but recent ones. The
-// LIKE skips, without parsing it, every message that has no image.
-func (s *Store) deleteUnusedImagesTx(ctx context.Context, tx *sql.Tx) error {
+	before := s.opts.Now().Add(-imageGrace).UnixMilli()
 	_, err := tx.ExecContext(ctx, `DELETE FROM images
-		WHERE sha256 NOT IN (SELECT value FROM json_each(?))
-		AND sha256 NOT IN (
-			SELECT json_extract(a.value, '$.image.sha256')
-			FROM events e, json_each(e.payload, '$.attachments') a
-			WHERE e.type = 'user_message' AND e.payload LIKE '%"sha256"%'
-			AND json_extract(a.value, '$.image.sha256') IS NOT NULL)`, s.recentImageKeys())
+		WHERE sha256 IN (SELECT value FROM json_each(?)) AND created_at <= ?
+		AND NOT EXISTS (
+			SELECT 1 FROM events e, json_each(e.payload, '$.attachments') a
+			WHERE e.type = 'user_message' AND instr(e.payload, images.sha256) > 0
+			AND json_extract(a.value, '$.image.sha256') = images.sha256)`, keys, before)
 	return err
 }

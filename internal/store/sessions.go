@@ -354,6 +354,10 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if err := indexPendingTx(ctx, tx); err != nil {
 		return classify(s.file, fmt.Errorf("%s: %w", op, err))
 	}
+	images, err := sessionImagesTx(ctx, tx, id)
+	if err != nil {
+		return classify(s.file, fmt.Errorf("%s: %w", op, err))
+	}
 	res, err := tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
 	if err != nil {
 		return classify(s.file, fmt.Errorf("%s: %w", op, err))
@@ -361,7 +365,7 @@ func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("%s: %w", op, ErrNotFound)
 	}
-	if err := s.deleteUnusedImagesTx(ctx, tx); err != nil {
+	if err := s.deleteUnusedImagesTx(ctx, tx, images); err != nil {
 		return classify(s.file, fmt.Errorf("%s: %w", op, err))
 	}
 	return classify(s.file, tx.Commit())

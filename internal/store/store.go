@@ -92,11 +92,6 @@ type Store struct {
 
 	mu       sync.Mutex
 	watchers map[chan struct{}]struct{} // woken after appends (the indexer)
-
-	// imgMu guards recentImages: images this process stored lately, by
-	// SHA-256, which deleting a session keeps (images_gc.go).
-	imgMu        sync.Mutex
-	recentImages map[string]time.Time
 }
 
 // Open opens the database at path, creating it (and its directory) if
