@@ -98,9 +98,13 @@ func (s *Service) WaitIdle(ctx context.Context, id string) error {
 }
 
 // forgetLocked drops what the process holds of a deleted session: its
-// live state (queue modes among it) and its workspace. Called with s.mu
-// held.
+// live state (queue modes among it) and its workspace. A WaitIdle waiting
+// on it is woken: the session is gone, not busy. Called with s.mu held.
 func (s *Service) forgetLocked(id string) {
+	if l := s.sessions[id]; l != nil && l.idle != nil {
+		close(l.idle)
+		l.idle = nil
+	}
 	delete(s.sessions, id)
 	delete(s.spaces, id)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/olly-agent/olly/internal/store"
 )
 
 func TestWaitIdle(t *testing.T) {
@@ -66,4 +68,42 @@ func TestWaitIdle(t *testing.T) {
 		t.Fatalf("Submit after WaitIdle: %v", err)
 	}
 	sub.Release()
+}
+
+// A WaitIdle that starts while Delete holds the session returns once the
+// session is deleted (not at its deadline), and the caller then finds the session
+// gone, not busy.
+func TestWaitIdleWokenByDelete(t *testing.T) {
+	svc, st, sess := newService(t, newGatedRunner())
+	ctx := context.Background()
+	// Delete's steps, with a WaitIdle let in between its hold and its
+	// forgetting of the session.
+	if err := svc.begin(sess.ID, func() {}); err != nil {
+		t.Fatal(err)
+	}
+	idle := make(chan error, 1)
+	go func() { idle <- svc.WaitIdle(ctx, sess.ID) }()
+	for waiting := false; !waiting; {
+		svc.mu.Lock()
+		waiting = svc.sessions[sess.ID].idle != nil
+		svc.mu.Unlock()
+		time.Sleep(time.Millisecond)
+	}
+	if err := st.DeleteSession(ctx, sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	svc.mu.Lock()
+	svc.forgetLocked(sess.ID)
+	svc.mu.Unlock()
+	select {
+	case err := <-idle:
+		if err != nil {
+			t.Fatalf("WaitIdle on a deleted session: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("WaitIdle did not return once the session was deleted")
+	}
+	if _, err := svc.Open(ctx, sess.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("Open after the delete = %v, want not found", err)
+	}
 }
