@@ -49,8 +49,7 @@ func (a *App) hookRunner(sessionID string, ws *workspace.Workspace) *hooks.Runne
 	for _, f := range r.Untrusted() {
 		// Once per session and version of the file: the runner is built
 		// at every turn, and the log must not repeat itself each time.
-		fp := f.Fingerprint()
-		if a.trust.firstTime(sessionID, root, trust.KindHook, f.Source, fp) {
+		if a.trust.firstTime(sessionID, root, trust.KindHook, f.Source, f.Fingerprint) {
 			a.Log.Warn("hooks: project hooks not trusted; they do not run (olly hooks trust)", "file", f.Source, "workspace", root, "session", sessionID)
 		}
 	}

@@ -1,10 +1,6 @@
 package hooks
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -13,25 +9,21 @@ import (
 	"github.com/olly-agent/olly/internal/trust"
 )
 
-// Bounds of the project files a fingerprint reads.
-const (
-	// maxHashedFile: a larger file is left out of the fingerprint.
-	maxHashedFile = 16 << 20
-	// maxHashedFiles: at most this many files per hook file.
-	maxHashedFiles = 64
-)
+// maxHashedFiles: at most this many project files per hook file.
+const maxHashedFiles = 64
 
 // Fingerprint binds the file's hooks as they would run: a changed event,
 // command, matcher or timeout needs trust again. A hook often runs a
 // script of the project (`./.olly/hooks/check.sh`,
 // `"$CLAUDE_PROJECT_DIR"/.claude/hooks/lint.py`), which the model can
-// rewrite like any workspace file: the content of every project file a
-// hook's command names is part of the fingerprint too (ProjectFiles).
+// rewrite like any workspace file: what is at every project path a hook's
+// command names is part of the fingerprint too (trust.HashProjectFile: the
+// content's hash, however large the file, or that nothing is there yet, so
+// writing a script that was missing when trusted changes it as well).
 func (f File) Fingerprint() string {
 	files := f.fileHashes()
 	if len(files) == 0 {
-		// The same fingerprint as before scripts were hashed: a trust
-		// given to a file that runs no project file still holds.
+		// A file whose commands name no project path: the hooks alone.
 		return trust.Fingerprint(f.Hooks)
 	}
 	return trust.Fingerprint(struct {
@@ -40,21 +32,23 @@ func (f File) Fingerprint() string {
 	}{f.Hooks, files})
 }
 
-// ProjectFiles are the project files the hooks' commands name, relative to
-// the workspace, sorted: their content is part of the fingerprint.
+// ProjectFiles are the existing project files the hooks' commands name,
+// relative to the workspace, sorted: their content is part of the
+// fingerprint.
 func (f File) ProjectFiles() []string {
-	hashes := f.fileHashes()
-	out := make([]string, 0, len(hashes))
-	for p := range hashes {
-		out = append(out, p)
+	var out []string
+	for p, sum := range f.fileHashes() {
+		if trust.IsContentHash(sum) {
+			out = append(out, p)
+		}
 	}
 	slices.Sort(out)
 	return out
 }
 
-// fileHashes maps each regular file inside the workspace that a hook's
-// command names (a word of the command, resolved against the workspace
-// root where hooks run) to the SHA-256 of its content. Only project files
+// fileHashes maps each path inside the workspace that a hook's command
+// names (a word of the command, resolved against the workspace root where
+// hooks run) to trust.HashProjectFile's record of it. Only project paths
 // count: the model cannot write elsewhere.
 func (f File) fileHashes() map[string]string {
 	if !f.Project || f.Workspace == "" {
@@ -63,7 +57,7 @@ func (f File) fileHashes() map[string]string {
 	var out map[string]string
 	for _, h := range f.Hooks {
 		for _, w := range commandWords(h.Command, f.Workspace) {
-			rel, sum, ok := hashProjectFile(f.Workspace, w)
+			rel, sum, ok := trust.HashProjectFile(f.Workspace, w)
 			if !ok || out[rel] != "" {
 				continue
 			}
@@ -77,32 +71,6 @@ func (f File) fileHashes() map[string]string {
 		}
 	}
 	return out
-}
-
-// hashProjectFile hashes word as a path relative to the workspace root
-// when it names a regular file inside it.
-func hashProjectFile(root, word string) (rel, sum string, ok bool) {
-	if word == "" || strings.HasPrefix(word, "-") {
-		return "", "", false
-	}
-	p := word
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(root, p)
-	}
-	rel, err := filepath.Rel(root, filepath.Clean(p))
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", "", false
-	}
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxHashedFile {
-		return "", "", false
-	}
-	b, err := trust.ReadConfig(p, maxHashedFile)
-	if err != nil {
-		return "", "", false
-	}
-	s := sha256.Sum256(b)
-	return filepath.ToSlash(rel), hex.EncodeToString(s[:]), true
 }
 
 // commandWords are the words of a hook's shell command whose value is

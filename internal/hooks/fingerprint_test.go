@@ -3,6 +3,7 @@ package hooks
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/trust"
@@ -51,18 +52,41 @@ func TestFingerprintCoversProjectScripts(t *testing.T) {
 	}
 }
 
-// TestFingerprintWithoutScripts: a file that runs no project file keeps
-// the fingerprint it had before scripts were hashed (trusts given then
-// still hold); user files never hash anything.
-func TestFingerprintWithoutScripts(t *testing.T) {
+// TestFingerprintMissingAndLargeScripts: a hook file trusted while the
+// script it runs was missing stops running once the script is written,
+// and a script over the former 16 MiB cap counts like any other; user
+// files never hash anything.
+func TestFingerprintMissingAndLargeScripts(t *testing.T) {
 	ws := t.TempDir()
-	writeFile(t, filepath.Join(ws, "fmt.sh"), "gofmt -l .\n")
-	f := File{Project: true, Workspace: ws, Hooks: []Hook{{Event: Stop, Command: "gofmt -l . >&2", Source: ProjectFile}}}
-	if got, want := f.Fingerprint(), trust.Fingerprint(f.Hooks); got != want {
-		t.Fatalf("Fingerprint = %s, want the hooks' own %s", got, want)
+	store, err := trust.Open(filepath.Join(t.TempDir(), "trust.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	user := File{Workspace: ws, Hooks: []Hook{{Event: Stop, Command: "./fmt.sh"}}}
-	if n := len(user.ProjectFiles()); n != 0 {
+	f := File{Project: true, Workspace: ws, Source: ProjectFile, Hooks: []Hook{{Event: Stop, Command: "python3 lint.py >&2", Source: ProjectFile}}}
+	if err := TrustFile(store, ws, f); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(f.ProjectFiles()); n != 0 {
+		t.Fatalf("ProjectFiles lists %d files while none exists", n)
+	}
+	big := []byte(strings.Repeat("#", 17<<20) + "\n")
+	writeFile(t, filepath.Join(ws, "lint.py"), string(big))
+	if IsTrusted(store, ws, f) {
+		t.Fatal("trusted while lint.py was missing, and still trusted once the model wrote it")
+	}
+	if err := TrustFile(store, ws, f); err != nil {
+		t.Fatal(err)
+	}
+	if !IsTrusted(store, ws, f) {
+		t.Fatal("a 17 MiB script cannot be trusted")
+	}
+	big[0] = 'x'
+	writeFile(t, filepath.Join(ws, "lint.py"), string(big))
+	if IsTrusted(store, ws, f) {
+		t.Fatal("a 17 MiB script changed and the file is still trusted")
+	}
+	user := File{Workspace: ws, Hooks: []Hook{{Event: Stop, Command: "./lint.py"}}}
+	if n := len(user.ProjectFiles()); n != 0 || user.fileHashes() != nil {
 		t.Fatalf("a user file lists %d project files", n)
 	}
 }

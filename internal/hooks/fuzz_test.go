@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/olly-agent/olly/internal/trust"
 )
 
 // FuzzFingerprintWords: any hook command (workspace content: not
@@ -35,7 +37,7 @@ func FuzzFingerprintWords(f *testing.F) {
 			t.Fatalf("commandWords is not deterministic: %q vs %q", a, b)
 		}
 		for _, w := range a {
-			if rel, _, ok := hashProjectFile(ws, w); ok && !filepath.IsLocal(rel) {
+			if rel, _, ok := trust.HashProjectFile(ws, w); ok && !filepath.IsLocal(rel) {
 				t.Fatalf("word %q hashed %q, outside the workspace", w, rel)
 			}
 		}

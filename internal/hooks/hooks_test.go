@@ -158,7 +158,7 @@ func TestProjectHooksNeedTrust(t *testing.T) {
 	if f.Source != ProjectFile {
 		t.Fatalf("first untrusted = %s", f.Source)
 	}
-	if err := TrustFile(store, ws, f); err != nil {
+	if err := TrustFile(store, ws, f.File); err != nil {
 		t.Fatal(err)
 	}
 	r = load()
@@ -215,5 +215,55 @@ func TestMatcher(t *testing.T) {
 		if got := h.Matches(c.tool, ClaudeName(c.tool)); got != c.want {
 			t.Errorf("%q matches %s = %v", c.matcher, c.tool, got)
 		}
+	}
+}
+
+// TestScriptChangedMidTurn: the Runner lives for a turn; a project script
+// the model edits during it stops the file's hooks at their next event
+// (a hook_run saying why), while the user's hooks go on running.
+func TestScriptChangedMidTurn(t *testing.T) {
+	ws, cfg := t.TempDir(), t.TempDir()
+	canary := filepath.Join(t.TempDir(), "ran")
+	writeFile(t, filepath.Join(ws, ".olly/hooks/check.sh"), "echo ok >> "+canary+"\n")
+	writeFile(t, filepath.Join(ws, ProjectFile), settings(PostToolUse, "", "sh .olly/hooks/check.sh", 0))
+	writeFile(t, filepath.Join(cfg, UserFileName), settings(PostToolUse, "", "true", 0))
+	store, err := trust.Open(filepath.Join(t.TempDir(), "trust.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, warns := Load(LoadOptions{Workspace: ws, ConfigDir: cfg})
+	if len(warns) > 0 || len(files) != 2 {
+		t.Fatalf("Load: %d files, %q", len(files), warns)
+	}
+	for _, f := range files {
+		if f.Project {
+			if err := TrustFile(store, ws, f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	r := New(Options{Files: files, Workspace: ws, Trust: store})
+	res := r.Run(context.Background(), PostToolUse, "s", "edit_file", nil)
+	if len(res.Runs) != 2 || res.Runs[0].ExitCode != 0 || res.Runs[1].ExitCode != 0 {
+		t.Fatalf("trusted runs: %+v", res.Runs)
+	}
+	// The model rewrites the script (an auto-approved edit) mid-turn.
+	writeFile(t, filepath.Join(ws, ".olly/hooks/check.sh"), "echo evil >> "+canary+"\n")
+	res = r.Run(context.Background(), PostToolUse, "s", "edit_file", nil)
+	b, err := os.ReadFile(canary)
+	if err != nil || string(b) != "ok\n" {
+		t.Fatalf("canary = %q, %v: the changed script ran", b, err)
+	}
+	var refused, user int
+	for _, run := range res.Runs {
+		switch {
+		case run.Source == ProjectFile && run.ExitCode == -1 && strings.Contains(run.Reason, "changed during this turn"):
+			refused++
+		case run.Command == "true" && run.ExitCode == 0:
+			user++
+		}
+	}
+	if refused != 1 || user != 1 || len(res.Runs) != 2 {
+		t.Fatalf("runs after the edit: %+v", res.Runs)
 	}
 }

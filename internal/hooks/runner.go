@@ -36,20 +36,38 @@ type Options struct {
 // Runner runs the hooks of one workspace. It is safe for concurrent use.
 type Runner struct {
 	hooks     []Hook
-	untrusted []File
+	untrusted []Untrusted
+	// project are the trusted project files by Source: each is checked
+	// again right before its hooks run (recheck).
+	project   map[string]File
+	trust     Trust
 	workspace string
 	env       []string
 	start     Starter
 }
 
+// Untrusted is a project hook file that does not run, with the fingerprint
+// it was refused under.
+type Untrusted struct {
+	File
+	Fingerprint string
+}
+
 // New keeps the user's hooks and the project hooks a person trusted; the
 // others are listed by Untrusted and never run.
 func New(o Options) *Runner {
-	r := &Runner{workspace: o.Workspace, env: o.Env, start: o.Start}
+	r := &Runner{workspace: o.Workspace, env: o.Env, start: o.Start, trust: o.Trust}
 	for _, f := range o.Files {
-		if f.Project && !IsTrusted(o.Trust, o.Workspace, f) {
-			r.untrusted = append(r.untrusted, f)
-			continue
+		if f.Project {
+			fp := f.Fingerprint()
+			if !trustedAs(o.Trust, o.Workspace, f, fp) {
+				r.untrusted = append(r.untrusted, Untrusted{f, fp})
+				continue
+			}
+			if r.project == nil {
+				r.project = map[string]File{}
+			}
+			r.project[f.Source] = f
 		}
 		r.hooks = append(r.hooks, f.Hooks...)
 	}
@@ -62,11 +80,36 @@ func IsTrusted(t Trust, workspace string, f File) bool {
 	if !f.Project {
 		return true
 	}
-	return t != nil && t.Trusted(workspace, trust.KindHook, f.Source, f.Fingerprint())
+	return trustedAs(t, workspace, f, f.Fingerprint())
+}
+
+func trustedAs(t Trust, workspace string, f File, fingerprint string) bool {
+	return t != nil && t.Trusted(workspace, trust.KindHook, f.Source, fingerprint)
 }
 
 // Untrusted are the project hook files that do not run until trusted.
-func (r *Runner) Untrusted() []File { return r.untrusted }
+func (r *Runner) Untrusted() []Untrusted { return r.untrusted }
+
+// recheck says whether the project hooks of source may run now: the
+// Runner lives for a turn, during which the model can edit the scripts a
+// hook runs, so each project file's trust is checked again, once per
+// event, right before its hooks run. User hooks need no check. checked
+// holds this event's answers; reason says why not.
+func (r *Runner) recheck(h Hook, checked map[string]bool) (ok bool, reason string) {
+	if !h.Project {
+		return true, ""
+	}
+	ok, done := checked[h.Source]
+	if !done {
+		f, known := r.project[h.Source]
+		ok = known && IsTrusted(r.trust, r.workspace, f)
+		checked[h.Source] = ok
+	}
+	if ok {
+		return true, ""
+	}
+	return false, "not run: " + h.Source + " or a project file its hooks run changed during this turn, after it was trusted; review it with `olly hooks list` and trust it again with `olly hooks trust`"
+}
 
 // Has says whether any hook runs on ev.
 func (r *Runner) Has(ev string) bool {
@@ -124,8 +167,17 @@ func (r *Runner) run(ctx context.Context, ev, session string, what target, input
 		return res
 	}
 	var reasons, contexts []string
+	checked := map[string]bool{}
 	for _, h := range r.hooks {
 		if h.Event != ev || (what.olly != "" && !h.Matches(what.olly, what.claude)) {
+			continue
+		}
+		if ok, why := r.recheck(h, checked); !ok {
+			run := event.HookRun{Event: ev, Command: h.Command, Source: h.Source, ExitCode: -1, Reason: why}
+			if what.tool {
+				run.Tool = what.claude
+			}
+			res.Runs = append(res.Runs, run)
 			continue
 		}
 		in := map[string]any{"session_id": session, "transcript_path": "", "cwd": r.workspace, "hook_event_name": ev}
@@ -273,7 +325,7 @@ func (r *Runner) Notices() []string {
 	for _, f := range r.untrusted {
 		// The fingerprint is part of the text: the agent shows each notice
 		// once per session, and a changed file is news again.
-		fp := f.Fingerprint()
+		fp := f.Fingerprint
 		out = append(out, fmt.Sprintf("The project's hooks in %s are not trusted (or changed since; fingerprint %.12s), so they do not run. Review them with `olly hooks list` and trust them with `olly hooks trust`.", f.Source, fp))
 	}
 	return out

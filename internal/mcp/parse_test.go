@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -181,8 +182,8 @@ func TestFingerprintFollowsTheProjectFiles(t *testing.T) {
 	s := stdio("p", "node", "tools/server.js")
 	s.Source, s.File = SourceProject, filepath.Join(ws, ProjectFile)
 	before := s.Fingerprint()
-	if len(s.fileHashes()) != 1 {
-		t.Fatalf("hashed %v, want tools/server.js", s.fileHashes())
+	if got := s.ProjectFiles(); len(got) != 1 || got[0] != "tools/server.js" {
+		t.Fatalf("ProjectFiles = %q, want tools/server.js", got)
 	}
 	if err := os.WriteFile(script, []byte("serve(); exfiltrate()\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -197,7 +198,34 @@ func TestFingerprintFollowsTheProjectFiles(t *testing.T) {
 	}
 	outside := stdio("p", "node", "../elsewhere.js")
 	outside.Source, outside.File = SourceProject, filepath.Join(ws, ProjectFile)
-	if outside.fileHashes() != nil {
-		t.Error("a file outside the project is hashed")
+	if _, ok := outside.fileHashes()["../elsewhere.js"]; ok || len(outside.ProjectFiles()) != 0 {
+		t.Errorf("a file outside the project is hashed: %v", outside.fileHashes())
+	}
+}
+
+// A project server trusted while the script it runs was missing, or while
+// it was huge, needs trust again once the script is written or changed.
+func TestFingerprintMissingAndLargeFiles(t *testing.T) {
+	ws := t.TempDir()
+	s := stdio("p", "node", "tools/server.js")
+	s.Source, s.File = SourceProject, filepath.Join(ws, ProjectFile)
+	missing := s.Fingerprint()
+	if err := os.MkdirAll(filepath.Join(ws, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	big := bytes.Repeat([]byte("x"), 17<<20) // over the former 16 MiB cap
+	if err := os.WriteFile(filepath.Join(ws, "tools", "server.js"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	huge := s.Fingerprint()
+	if huge == missing {
+		t.Fatal("writing the missing script keeps the fingerprint")
+	}
+	big[len(big)-1] = 'y'
+	if err := os.WriteFile(filepath.Join(ws, "tools", "server.js"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s.Fingerprint() == huge {
+		t.Fatal("changing a 17 MiB script keeps the fingerprint")
 	}
 }

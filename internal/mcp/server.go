@@ -14,15 +14,12 @@
 package mcp
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/olly-agent/olly/internal/config"
 	"github.com/olly-agent/olly/internal/trust"
@@ -63,11 +60,10 @@ func (s Server) Fingerprint() string {
 	}{s.Type, s.Command, s.URL, s.Args, s.Env, s.Headers, s.fileHashes()})
 }
 
-// maxHashedFile bounds a file read for the fingerprint.
-const maxHashedFile = 16 << 20
-
-// fileHashes is the SHA-256 of the project server's command and arguments
-// that are regular files inside its project; nil for other servers.
+// fileHashes records, by trust.HashProjectFile, every path inside the
+// project (beside .mcp.json) that the project server's command and
+// arguments name: the content's hash, or that nothing is there yet; nil
+// for other servers.
 func (s Server) fileHashes() map[string]string {
 	if !s.NeedsTrust() || s.File == "" || s.Type != config.MCPStdio {
 		return nil
@@ -75,41 +71,27 @@ func (s Server) fileHashes() map[string]string {
 	dir := filepath.Dir(s.File)
 	var out map[string]string
 	for _, a := range append([]string{s.Command}, s.Args...) {
-		if a == "" || strings.HasPrefix(a, "-") {
-			continue
+		rel, sum, ok := trust.HashProjectFile(dir, a)
+		if !ok {
+			continue // an option, or outside the project: the model cannot write it
 		}
-		p := a
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(dir, p)
-		}
-		if rel, err := filepath.Rel(dir, p); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			continue // outside the project: the model cannot write it
-		}
-		fi, err := os.Stat(p)
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxHashedFile {
-			continue
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			continue
-		}
-		sum := sha256.Sum256(b)
 		if out == nil {
 			out = map[string]string{}
 		}
-		out[a] = hex.EncodeToString(sum[:])
+		out[rel] = sum
 	}
 	return out
 }
 
-// ProjectFiles are the project files the server runs whose content is part
-// of its fingerprint (its command and arguments naming files inside the
-// project), sorted; none for other servers.
+// ProjectFiles are the existing project files the server runs whose
+// content is part of its fingerprint (its command and arguments naming
+// files inside the project), sorted; none for other servers.
 func (s Server) ProjectFiles() []string {
-	hashes := s.fileHashes()
-	out := make([]string, 0, len(hashes))
-	for f := range hashes {
-		out = append(out, f)
+	var out []string
+	for f, sum := range s.fileHashes() {
+		if trust.IsContentHash(sum) {
+			out = append(out, f)
+		}
 	}
 	sort.Strings(out)
 	return out
