@@ -69,8 +69,11 @@ type querier interface {
 // Events returns the session's events with seq > afterSeq in log order, at
 // most limit of them (0: all). A reconnecting client passes the last seq
 // it saw. Every branch is included: this is the log, not a path.
+//
+// limit is a bound, not the expected count (a poll passes thousands and
+// gets a few rows): the result grows as rows come, with no size hint.
 func (s *Store) Events(ctx context.Context, session string, afterSeq int64, limit int) ([]EventRecord, error) {
-	return s.queryEvents(ctx, s.r, limit, "read events of session "+session,
+	return s.queryEvents(ctx, s.r, 0, "read events of session "+session,
 		`SELECT `+eventCols+` FROM events WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?`,
 		session, afterSeq, limitOrAll(limit))
 }
