@@ -1,10 +1,12 @@
 package agent
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
 )
 
@@ -60,4 +62,46 @@ func TestGLMDialectEndToEnd(t *testing.T) {
 	}
 	h.checkHistory()
 	checkParity(t, h)
+}
+
+// guessedTools reports a model's capabilities as unknown with tools
+// guessed, as an OpenAI-compatible server does, keeping the template: the
+// server's refusal of tools is then met only when the request is sent.
+type guessedTools struct{ llm.Provider }
+
+func (p guessedTools) ShowModel(ctx context.Context, model string) (*llm.ModelDetails, error) {
+	d, err := p.Provider.ShowModel(ctx, model)
+	if err == nil {
+		d.Capabilities = llm.Capabilities{Chat: true, Tools: true}
+	}
+	return d, err
+}
+
+// TestToolsRefusedReadsGLM: a GLM model whose tools were guessed refuses
+// the native tools (Ollama's "does not support tools"); the request is
+// sent again asking for text tool calls in GLM's layout, and the answer to
+// that first text request is read as GLM (the stray space after the name
+// only the GLM reading accepts) with the tools' parameter types (the JSON
+// content stays the text written).
+func TestToolsRefusedReadsGLM(t *testing.T) {
+	h := newHarness(t, false, harnessOpt{model: []llmtest.ModelOption{llmtest.Template(glmTemplate)},
+		wrap: func(p llm.Provider) llm.Provider { return guessedTools{p} }})
+	pkg := "{\n  \"name\": \"demo\"\n}\n"
+	h.srv.Enqueue(
+		llmtest.Reply(llmtest.Text("<tool_call>write_file \n<arg_key>path</arg_key>\n<arg_value>demo.json</arg_value>\n"+
+			"<arg_key>content</arg_key>\n<arg_value>\n"+pkg+"\n</arg_value>\n</tool_call>")),
+		llmtest.Reply(llmtest.Text("Created demo.json. [TASK_COMPLETE]")),
+	)
+	res := h.prompt("create demo.json")
+	if got, ok := h.read("demo.json"); !ok || got != pkg {
+		t.Errorf("demo.json = %q (exists %v), want %q", got, ok, pkg)
+	}
+	if res.Status != event.FinishDone {
+		t.Errorf("result = %+v", res)
+	}
+	reqs := h.chats()
+	if len(reqs) != 3 || len(reqs[0].Tools) == 0 || len(reqs[1].Tools) != 0 {
+		t.Fatalf("%d requests (want the refused one with tools, then two without)", len(reqs))
+	}
+	mustContain(t, "system prompt of the resent request", reqs[1].Messages[0].Content, "<arg_key>")
 }

@@ -59,6 +59,8 @@ type harnessOpt struct {
 	// turn's tool environment (nil: none).
 	tools   []tools.Tool
 	toolEnv func(h *harness) func(context.Context, *session.Turn) (tools.Env, error)
+	// wrap, when set, wraps the provider the agent is given.
+	wrap func(llm.Provider) llm.Provider
 }
 
 func newHarness(t *testing.T, native bool, o harnessOpt) *harness {
@@ -91,6 +93,9 @@ func newHarness(t *testing.T, native bool, o harnessOpt) *harness {
 	}
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o.wrap != nil {
+		prov = o.wrap(prov)
 	}
 	reg, err := tools.NewRegistry(append([]tools.Tool{tools.ReadFile{}, tools.WriteFile{}, searchTool{}, shellTool{}}, o.tools...)...)
 	if err != nil {

@@ -67,10 +67,11 @@ func (r *run) toolsRefused(ctx context.Context, res *streamResult) bool {
 		return false
 	}
 	system := r.system
-	r.req.format = session.FormatText
+	r.req.useFormat(session.FormatText)
 	var err error
 	if r.system, err = r.systemPrompt(); err != nil {
-		r.req.format, r.system = session.FormatNative, system
+		r.req.useFormat(session.FormatNative)
+		r.system = system
 		return false
 	}
 	r.a.markNoTools(r.model)

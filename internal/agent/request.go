@@ -35,8 +35,12 @@ type requestBuilder struct {
 	// read with it first.
 	dialect toolcall.Format
 	specs   []llm.Tool // offered to the model
-	think   *llm.Think // the thinking level sent
-	vision  bool       // the model reads images
+	// params are the offered tools' parameter types, with which values
+	// written as element text are read (toolcall.Options.Params); nil
+	// with native tool calls. Set with the format (useFormat).
+	params map[string]map[string]string
+	think  *llm.Think // the thinking level sent
+	vision bool       // the model reads images
 	// compactedAt and retriedAt are the iterations of the last compaction
 	// and of the last overflow retry (0: none).
 	compactedAt int
@@ -57,14 +61,15 @@ func (b *requestBuilder) textDialect() toolcall.Format {
 	return b.dialect
 }
 
-// textParams are the offered tools' parameter types, with which values
-// written as element text are read (toolcall.Options.Params); none with
-// native tool calls.
-func (b *requestBuilder) textParams() map[string]map[string]string {
-	if b.format != session.FormatText {
-		return nil
+// useFormat sets the tool-call format, and with text tool calls the
+// offered tools' parameter types, parsed from their schemas once here
+// rather than at every iteration (the tools are offered before the turn
+// begins, and do not change during it).
+func (b *requestBuilder) useFormat(f session.Format) {
+	b.format, b.params = f, nil
+	if f == session.FormatText {
+		b.params = toolcall.ParamTypes(b.specs)
 	}
-	return toolcall.ParamTypes(b.specs)
 }
 
 // bindRequests gives the request builder what it reads of the turn; once

@@ -246,9 +246,10 @@ func (r *run) begin(ctx context.Context) bool {
 		r.fail(ctx, r.noVision(ctx))
 		return false
 	}
-	r.req.format, r.req.dialect = session.FormatNative, toolcall.TemplateDialect(d.Template)
+	r.req.dialect = toolcall.TemplateDialect(d.Template)
+	r.req.useFormat(session.FormatNative)
 	if !d.Capabilities.Tools {
-		r.req.format = session.FormatText
+		r.req.useFormat(session.FormatText)
 		r.warnTextTools(ctx)
 	}
 	if r.system, err = r.systemPrompt(); err != nil {
@@ -296,7 +297,7 @@ func (r *run) emit(ctx context.Context, p event.Payload) error {
 // not fit after all (request.go: compacted, once).
 func (r *run) stream(ctx context.Context) *streamResult {
 	s := &streamer{provider: r.a.provider, clock: r.a.clock, emit: r.emit, iter: r.iter, known: r.offered,
-		prefer: r.req.textDialect(), params: r.req.textParams()}
+		text: func() (toolcall.Format, map[string]map[string]string) { return r.req.textDialect(), r.req.params }}
 	ctx = r.withRetryHooks(ctx) // retry.go: retries become model_retry events
 	return s.send(ctx, func() *llm.ChatRequest { return r.req.prepare(ctx, r.iter) },
 		func(res *streamResult) bool { return r.toolsRefused(ctx, res) || r.req.overflowed(ctx, r.iter, res) })

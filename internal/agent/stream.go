@@ -52,12 +52,13 @@ type streamer struct {
 	clock    Clock
 	emit     func(ctx context.Context, p event.Payload) error
 	iter     int
-	// known are the tool names that count in bare JSON, prefer the
-	// model's dialect, params the tools' parameter types
-	// (toolcall.Options).
-	known  map[string]bool
-	prefer toolcall.Format
-	params map[string]map[string]string
+	// known are the tool names that count in bare JSON (toolcall.Options).
+	known map[string]bool
+	// text returns the model's dialect and the tools' parameter types
+	// (toolcall.Options Prefer and Params), read at each send: a refusal
+	// of native tools switches the request to text tool calls between two
+	// (model.go). Nil: none.
+	text func() (toolcall.Format, map[string]map[string]string)
 }
 
 // streamState is the accumulation of one stream.
@@ -100,7 +101,11 @@ func (s *streamer) send(ctx context.Context, prepare func() *llm.ChatRequest, re
 // result, with the text shown until then, so the caller can close the
 // iteration for the person.
 func (s *streamer) run(ctx context.Context, req *llm.ChatRequest) *streamResult {
-	st := &streamState{s: s, filter: toolcall.NewFilter(toolcall.Options{Known: s.known, Prefer: s.prefer, Params: s.params}), pump: newPump(ctx, s.emit, s.iter)}
+	opts := toolcall.Options{Known: s.known}
+	if s.text != nil {
+		opts.Prefer, opts.Params = s.text()
+	}
+	st := &streamState{s: s, filter: toolcall.NewFilter(opts), pump: newPump(ctx, s.emit, s.iter)}
 	stream, err := s.provider.Chat(ctx, req)
 	if err != nil {
 		st.fail(ctx, err)
