@@ -3,8 +3,10 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/session"
@@ -19,13 +21,31 @@ type trustMsg struct {
 
 // trustDialog asks the person about the project programs (MCP servers of
 // .mcp.json, project hook files) that wait for trust, one at a time,
-// showing exactly what each would run. Only a key press answers: nothing
-// here trusts on its own.
+// showing exactly what each would run. Only deliberate key presses answer:
+// nothing here trusts on its own, and the dialog can appear while the
+// person types, so keys that come within trustGrace of it appearing (or
+// of the previous key) go on to the editor, and trusting (or never asking
+// again) takes a second, confirming key.
 type trustDialog struct {
 	queue []trust.Request
 	// asked: the requests were listed once (the session's start).
 	asked bool
+	// head is the request shown since shown; quiet is when the last key
+	// came (keys answer only after trustGrace of neither).
+	head         string
+	shown, quiet time.Time
+	// confirm is the decision t or x chose, waiting for y.
+	confirm string
 }
+
+// trustGrace is how long the dialog lets keys through after it appears,
+// and after each key of a burst of typing: a word being typed when it
+// appears must not answer it.
+const trustGrace = time.Second
+
+// confirmGrace: the confirming y must come at least this long after the t
+// or x (a person reads the question; typing "pretty" is faster).
+const confirmGrace = 400 * time.Millisecond
 
 // fetchTrust lists the waiting requests (Deps.TrustRequests).
 func (m *Model) fetchTrust() tea.Cmd {
@@ -48,6 +68,7 @@ func (m *Model) setTrust(msg trustMsg) tea.Cmd {
 		msg.reqs = nil
 	}
 	m.trust.queue = msg.reqs
+	m.trust.showHead(m.now())
 	if len(m.trust.queue) > 0 {
 		m.scroll = 0
 		return nil
@@ -66,27 +87,62 @@ func trustWarning(ev event.Event) bool {
 	return ok && (w.Code == "mcp_untrusted" || w.Code == "hooks_untrusted")
 }
 
-// key answers the first request: t trusts, n (or esc) is not now, x is
-// never ask again.
+// key answers the first request: t then y trusts, x then y is never ask
+// again, n (or esc) is not now. It reports whether it used the key.
 func (d *trustDialog) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	if len(d.queue) == 0 {
 		return nil, false
 	}
-	var decision string
-	switch msg.String() {
-	case "t":
-		decision = trust.DecisionTrust
-	case "n", "esc":
-		decision = trust.DecisionNotNow
-	case "x":
-		decision = trust.DecisionNever
-	default:
-		return nil, true // the dialog holds the keys until it is answered
+	now := m.now()
+	d.showHead(now)
+	gap := trustGrace
+	if d.confirm != "" {
+		gap = confirmGrace
 	}
+	settling := now.Sub(d.shown) < trustGrace || now.Sub(d.quiet) < gap
+	d.quiet = now
+	if settling {
+		// Typed before the person could read the card (or its
+		// question): the editor's, and a t or x typed with it is void.
+		d.confirm = ""
+		return nil, false
+	}
+	k := msg.String()
+	if d.confirm != "" {
+		decision := d.confirm
+		d.confirm = ""
+		if k != "y" {
+			return nil, true // any other key goes back
+		}
+		return d.answer(m, decision), true
+	}
+	switch k {
+	case "t":
+		d.confirm = trust.DecisionTrust
+	case "x":
+		d.confirm = trust.DecisionNever
+	case "n", "esc":
+		return d.answer(m, trust.DecisionNotNow), true
+	case "ctrl+c", "?", "ctrl+o", "pgup", "pgdown":
+		return nil, false // quit, help and scrolling still work
+	}
+	return nil, true // the dialog holds the keys until it is answered
+}
+
+// showHead notes when a new first request appears: its grace starts.
+func (d *trustDialog) showHead(now time.Time) {
+	if len(d.queue) > 0 && d.head != d.queue[0].ID {
+		d.head, d.shown, d.confirm = d.queue[0].ID, now, ""
+	}
+}
+
+// answer sends decision for the first request and lists them again.
+func (d *trustDialog) answer(m *Model, decision string) tea.Cmd {
 	r := d.queue[0]
 	d.queue = d.queue[1:]
+	d.showHead(m.now())
 	if m.deps.AnswerTrust == nil {
-		return nil, true
+		return nil
 	}
 	ctx, id, answer, refetch := m.ctx, m.info.ID, m.deps.AnswerTrust, m.fetchTrust()
 	return func() tea.Msg {
@@ -97,7 +153,7 @@ func (d *trustDialog) key(m *Model, msg tea.KeyPressMsg) (tea.Cmd, bool) {
 			return nil
 		}
 		return refetch()
-	}, true
+	}
 }
 
 // card renders the first waiting request.
@@ -123,13 +179,28 @@ func (d *trustDialog) card(m *Model) []string {
 		body = append(body, st.muted.Render("project files it runs, fingerprinted (editing one asks again): ")+oneLine(strings.Join(r.Files, ", ")))
 	}
 	body = append(body, st.muted.Render("fingerprint "+r.Fingerprint[:min(16, len(r.Fingerprint))]))
-	k := func(key, what string) string { return st.key.Render(key) + " " + what }
-	body = append(body, strings.Join([]string{k("t", "trust"), k("n", "not now"), k("x", "never ask again (until it changes)")}, st.muted.Render(" · ")))
+	body = append(body, d.keys(st))
+	// Wrapped, never cut: the person sees all that would run.
 	w := m.width - 4
-	for i := range body {
-		body[i] = pad(body[i], w)
+	var lines []string
+	for _, b := range body {
+		for _, l := range strings.Split(ansi.Wrap(b, w, " "), "\n") {
+			lines = append(lines, pad(l, w))
+		}
 	}
-	return splitLines([]string{st.card.Width(m.width).Render(strings.Join(body, "\n"))})
+	return splitLines([]string{st.card.Width(m.width).Render(strings.Join(lines, "\n"))})
+}
+
+// keys is the card's last line: the answers, or the confirmation asked.
+func (d *trustDialog) keys(st styles) string {
+	k := func(key, what string) string { return st.key.Render(key) + " " + what }
+	switch d.confirm {
+	case trust.DecisionTrust:
+		return st.bad.Bold(true).Render("Trust it: olly runs the above whenever it applies?") + " " + k("y", "yes, trust") + st.muted.Render(" · any other key: back")
+	case trust.DecisionNever:
+		return st.warn.Bold(true).Render("Never ask again (until it changes)?") + " " + k("y", "yes, never") + st.muted.Render(" · any other key: back")
+	}
+	return strings.Join([]string{k("t", "trust (then y)"), k("n", "not now"), k("x", "never ask again (then y)")}, st.muted.Render(" · "))
 }
 
 // runLine is one thing the program runs.
