@@ -123,8 +123,8 @@ func (s *Service) parseSlash(ctx context.Context, id, text string) (SlashCommand
 	if all, err := s.Commands(ctx, id); err == nil {
 		cmds = all // else the built-ins' answer
 	}
-	if _, ok := commandIn(cmds, sc.Name); !ok {
-		return SlashCommand{}, nil, false, unknownCommand(word, cmds)
+	if _, _, err := parseSlash(text, cmds); err != nil {
+		return SlashCommand{}, nil, false, err
 	}
 	return sc, cmds, true, nil
 }
