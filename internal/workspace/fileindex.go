@@ -18,6 +18,10 @@ const (
 	// DefaultFresh is how long a listing is used without looking at the
 	// disk: the keystrokes of one @word.
 	DefaultFresh = 2 * time.Second
+	// DefaultMaxDirs bounds the directories whose modification times a
+	// listing is checked against: a change in a directory past it is seen
+	// within MaxAge.
+	DefaultMaxDirs = 4096
 	// DefaultMaxAge is how long a listing whose directories did not
 	// change is kept: it catches what directory times miss (an ignore
 	// file edited in place).
@@ -27,6 +31,7 @@ const (
 // FileIndexOptions configure a FileIndex; zero values take the defaults.
 type FileIndexOptions struct {
 	MaxFiles      int
+	MaxDirs       int
 	MaxWorkspaces int
 	Fresh         time.Duration
 	MaxAge        time.Duration
@@ -38,8 +43,9 @@ type FileIndexOptions struct {
 // frontend can ask at every keystroke. A listing is used as is for Fresh;
 // after that it is checked against the modification times of the
 // directories it read (a file created, removed or renamed anywhere in the
-// tree changes its directory's), and listed again when one changed or
-// when it is MaxAge old. Concurrent requests for a workspace share one
+// tree changes its directory's; at most MaxDirs directories are checked,
+// the others' changes are seen at MaxAge), and listed again when one
+// changed or when it is MaxAge old. Concurrent requests for a workspace share one
 // walk. It is safe for concurrent use; the composition root makes one and
 // hands it to every frontend.
 type FileIndex struct {
@@ -64,6 +70,9 @@ type listing struct {
 func NewFileIndex(o FileIndexOptions) *FileIndex {
 	if o.MaxFiles <= 0 {
 		o.MaxFiles = DefaultMaxFiles
+	}
+	if o.MaxDirs <= 0 {
+		o.MaxDirs = DefaultMaxDirs
 	}
 	if o.MaxWorkspaces <= 0 {
 		o.MaxWorkspaces = DefaultMaxWorkspaces
@@ -131,7 +140,7 @@ func (x *FileIndex) startLocked(key string) *listing {
 
 // walk lists the workspace into e and wakes its waiters.
 func (x *FileIndex) walk(ctx context.Context, w *Workspace, key string, e *listing) {
-	files, dirs, err := w.listFiles(ctx, x.o.MaxFiles)
+	files, dirs, err := w.listFiles(ctx, x.o.MaxFiles, x.o.MaxDirs)
 	if err != nil {
 		err = fmt.Errorf("list the files of %s: %w", key, err)
 	}

@@ -142,3 +142,51 @@ func TestFileIndexConcurrentAndCanceled(t *testing.T) {
 		}
 	}
 }
+
+// At most MaxDirs directories are stamped: a tree of many directories
+// with few files is not stat'ed whole at every check. A change in the
+// root (stamped first) is seen after Fresh; one in a directory past the
+// bound at MaxAge.
+func TestFileIndexMaxDirs(t *testing.T) {
+	dir := tempDir(t)
+	tree(t, dir, "d1/a.go", "d2/b.go", "d3/c.go", "d4/d.go", "top.go")
+	w := newWS(t, []string{dir})
+	c := &clock{t: time.Unix(1000, 0)}
+	x := NewFileIndex(FileIndexOptions{MaxDirs: 2, Fresh: time.Second, MaxAge: time.Minute, Now: c.now})
+	ctx := context.Background()
+	first, err := x.Files(ctx, w)
+	if err != nil || first.Len() != 5 {
+		t.Fatalf("Files: %d files (%v), want all 5 (MaxDirs bounds the stamps, not the listing)", first.Len(), err)
+	}
+	x.mu.Lock()
+	stamps := x.entries[w.Primary().Path].dirs
+	x.mu.Unlock()
+	stamped := map[string]bool{}
+	for _, d := range stamps {
+		stamped[d.path] = true
+	}
+	if len(stamps) != 2 || !stamped[w.Primary().Path] {
+		t.Fatalf("stamps %v: want 2, the root's among them", stamps)
+	}
+	unstamped := ""
+	for _, d := range []string{"d1", "d2", "d3", "d4"} {
+		if p := filepath.Join(w.Primary().Path, d); !stamped[p] {
+			unstamped = d
+			break
+		}
+	}
+	tree(t, dir, unstamped+"/new.go")
+	c.add(2 * time.Second)
+	if l, _ := x.Files(ctx, w); l != first {
+		t.Fatalf("listed again although no stamped directory changed: %q", l.Files())
+	}
+	c.add(time.Minute)
+	if l, _ := x.Files(ctx, w); !slices.Contains(l.Files(), unstamped+"/new.go") {
+		t.Fatalf("after MaxAge the file created in %s is not listed: %q", unstamped, l.Files())
+	}
+	tree(t, dir, "top2.go")
+	c.add(2 * time.Second)
+	if l, _ := x.Files(ctx, w); !slices.Contains(l.Files(), "top2.go") {
+		t.Fatalf("a file created in the root is not seen after Fresh: %q", l.Files())
+	}
+}

@@ -16,7 +16,7 @@ import (
 // A walk that stops at max, or fails part way, returns what it found; an
 // error only when it found nothing.
 func (w *Workspace) Files(ctx context.Context, max int) ([]string, error) {
-	files, _, err := w.listFiles(ctx, max)
+	files, _, err := w.listFiles(ctx, max, 0)
 	return files, err
 }
 
@@ -29,21 +29,30 @@ type dirStamp struct {
 }
 
 // listFiles walks the primary root for Files, and also returns the stamps
-// of the directories it read.
-func (w *Workspace) listFiles(ctx context.Context, max int) ([]string, []dirStamp, error) {
+// of the directories it read, at most maxDirs of them (the root's first):
+// past that, the others are not stamped (FileIndex then relies on MaxAge
+// for changes in those), so a tree of many directories holding few files
+// does not make every check stat them all.
+func (w *Workspace) listFiles(ctx context.Context, max, maxDirs int) ([]string, []dirStamp, error) {
 	var (
 		mu   sync.Mutex // Walk calls back from several goroutines
 		out  []string
 		dirs []dirStamp
 	)
-	if fi, err := os.Stat(w.Primary().Path); err == nil {
+	if fi, err := os.Stat(w.Primary().Path); err == nil && maxDirs > 0 {
 		dirs = append(dirs, dirStamp{w.Primary().Path, fi.ModTime()})
 	}
 	err := w.Walk(ctx, ".", WalkOptions{}, func(e Entry) error {
 		if e.IsDir {
+			mu.Lock()
+			full := len(dirs) >= maxDirs
+			mu.Unlock()
+			if full {
+				return nil
+			}
 			st, ok := stampOf(e)
 			mu.Lock()
-			if ok {
+			if ok && len(dirs) < maxDirs {
 				dirs = append(dirs, st)
 			}
 			mu.Unlock()
