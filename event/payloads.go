@@ -364,6 +364,14 @@ type Warning struct {
 	Code    string `json:"code,omitempty"`
 }
 
+// Warning codes a frontend acts on: a project program did not start for
+// want of a person's trust, so the trust prompts are asked for again (the
+// web page matches the same strings).
+const (
+	WarningMCPUntrusted   = "mcp_untrusted"
+	WarningHooksUntrusted = "hooks_untrusted"
+)
+
 // MCPServerFailed reports that an MCP server could not be started or
 // reached, or stopped; its tools are missing until a retry succeeds.
 type MCPServerFailed struct {

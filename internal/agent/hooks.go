@@ -71,7 +71,7 @@ func (r *run) emitPromptHookRuns(ctx context.Context) {
 		r.a.warned[key] = true
 		r.a.mu.Unlock()
 		if !seen {
-			_ = r.emit(ctx, event.Warning{Code: "hooks_untrusted", Message: n})
+			_ = r.emit(ctx, event.Warning{Code: event.WarningHooksUntrusted, Message: n})
 		}
 	}
 }

@@ -26,6 +26,12 @@ func (a *App) TrustRequests(ctx context.Context, sessionID string) ([]trust.Requ
 	if err != nil {
 		return nil, err
 	}
+	return a.trustRequests(sessionID, root, st)
+}
+
+// trustRequests lists the waiting requests of root, each program
+// fingerprinted once.
+func (a *App) trustRequests(sessionID, root string, st *trust.Store) ([]trust.Request, error) {
 	out := []trust.Request{}
 	wait := func(r trust.Request) bool {
 		return !st.Trusted(root, r.Kind, r.Name, r.Fingerprint) && !st.Declined(root, r.Kind, r.Name, r.Fingerprint) &&
@@ -36,14 +42,20 @@ func (a *App) TrustRequests(ctx context.Context, sessionID string) ([]trust.Requ
 		return nil, err
 	}
 	for _, s := range servers {
-		if r := mcpRequest(root, s); s.NeedsTrust() && wait(r) {
+		if !s.NeedsTrust() {
+			continue
+		}
+		if r := mcpRequest(root, s); wait(r) {
 			out = append(out, r)
 		}
 	}
 	if a.Config.Hooks.Enabled {
 		files, _ := hooks.Load(hooks.LoadOptions{Workspace: root, ConfigDir: a.Config.Paths().ConfigDir, ClaudeCompat: a.Config.Hooks.ClaudeCompat})
 		for _, f := range files {
-			if r := hookRequest(root, f); f.Project && wait(r) {
+			if !f.Project {
+				continue
+			}
+			if r := hookRequest(root, f); wait(r) {
 				out = append(out, r)
 			}
 		}
@@ -57,22 +69,30 @@ func (a *App) TrustRequests(ctx context.Context, sessionID string) ([]trust.Requ
 // client made up, or one whose program changed since it was listed, is
 // ErrNoTrustRequest, and nothing is recorded.
 func (a *App) AnswerTrust(ctx context.Context, sessionID, id, decision string) error {
+	_, err := a.AnswerTrustRest(ctx, sessionID, id, decision)
+	return err
+}
+
+// AnswerTrustRest is AnswerTrust that also gives the requests still
+// waiting after the answer, from the same listing (RPC set_trust's
+// result).
+func (a *App) AnswerTrustRest(ctx context.Context, sessionID, id, decision string) ([]trust.Request, error) {
 	if !slices.Contains([]string{trust.DecisionTrust, trust.DecisionNotNow, trust.DecisionNever}, decision) {
-		return fmt.Errorf("decision %q: answer %s, %s or %s", decision, trust.DecisionTrust, trust.DecisionNotNow, trust.DecisionNever)
+		return nil, fmt.Errorf("decision %q: answer %s, %s or %s", decision, trust.DecisionTrust, trust.DecisionNotNow, trust.DecisionNever)
 	}
-	reqs, err := a.TrustRequests(ctx, sessionID)
+	root, st, err := a.trustContext(ctx, sessionID)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	reqs, err := a.trustRequests(sessionID, root, st)
+	if err != nil {
+		return nil, err
 	}
 	i := slices.IndexFunc(reqs, func(r trust.Request) bool { return r.ID == id })
 	if i < 0 {
-		return fmt.Errorf("%w: %q (answered already, or the program changed since it was shown: list the requests again)", ErrNoTrustRequest, id)
+		return nil, fmt.Errorf("%w: %q (answered already, or the program changed since it was shown: list the requests again)", ErrNoTrustRequest, id)
 	}
 	r := reqs[i]
-	_, st, err := a.trustContext(ctx, sessionID)
-	if err != nil {
-		return err
-	}
 	switch decision {
 	case trust.DecisionTrust:
 		err = st.Trust(r.Workspace, r.Kind, r.Name, r.Fingerprint)
@@ -81,10 +101,13 @@ func (a *App) AnswerTrust(ctx context.Context, sessionID, id, decision string) e
 	default:
 		a.trust.putOffNow(sessionID, r.Workspace, r.Kind, r.Name, r.Fingerprint)
 	}
-	if err == nil {
-		a.Log.Info("trust: a person answered a trust prompt", "decision", decision, "kind", r.Kind, "name", r.Name, "workspace", r.Workspace, "session", sessionID)
+	if err != nil {
+		return nil, err
 	}
-	return err
+	a.Log.Info("trust: a person answered a trust prompt", "decision", decision, "kind", r.Kind, "name", r.Name, "workspace", r.Workspace, "session", sessionID)
+	// Each answer takes its request out of the waiting ones and leaves the
+	// others as they were.
+	return slices.Delete(reqs, i, i+1), nil
 }
 
 // trustContext is a session's workspace root and the trust store.
@@ -121,20 +144,20 @@ func (a *App) mcpServers(root string) ([]mcp.Server, error) {
 }
 
 func mcpRequest(root string, s mcp.Server) trust.Request {
-	fp := s.Fingerprint()
+	fp, files := s.Fingerprinted()
 	run := trust.Run{Command: s.Command, Args: s.Args, URL: s.URL, Transport: s.Type}
 	for _, k := range sortedKeys(s.Env) {
 		run.Env = append(run.Env, k+"="+s.Env[k])
 	}
 	run.Headers = sortedKeys(s.Headers)
 	return trust.Request{ID: trust.RequestID(trust.KindMCP, s.Name, fp), Kind: trust.KindMCP, Name: s.Name,
-		Source: mcp.ProjectFile, Workspace: root, Fingerprint: fp, Runs: []trust.Run{run}, Files: s.ProjectFiles()}
+		Source: mcp.ProjectFile, Workspace: root, Fingerprint: fp, Runs: []trust.Run{run}, Files: files}
 }
 
 func hookRequest(root string, f hooks.File) trust.Request {
-	fp := f.Fingerprint()
+	fp, files := f.Fingerprinted()
 	r := trust.Request{ID: trust.RequestID(trust.KindHook, f.Source, fp), Kind: trust.KindHook, Name: f.Source,
-		Source: f.Source, Workspace: root, Fingerprint: fp, Files: f.ProjectFiles()}
+		Source: f.Source, Workspace: root, Fingerprint: fp, Files: files}
 	for _, h := range f.Hooks {
 		r.Runs = append(r.Runs, trust.Run{Event: h.Event, Matcher: h.Matcher, Command: h.Command, Timeout: h.Timeout.String()})
 	}

@@ -14,7 +14,16 @@ type ProtocolTrust struct{ App *App }
 
 // TrustRequests implements rpc.Trust.
 func (t ProtocolTrust) TrustRequests(ctx context.Context, sessionID string) ([]rpcproto.TrustRequest, error) {
-	reqs, err := t.App.TrustRequests(ctx, sessionID)
+	return wireTrustRequests(t.App.TrustRequests(ctx, sessionID))
+}
+
+// AnswerTrust implements rpc.Trust: the requests still waiting come from
+// the listing the answer was checked against, not from another one.
+func (t ProtocolTrust) AnswerTrust(ctx context.Context, sessionID, id, decision string) ([]rpcproto.TrustRequest, error) {
+	return wireTrustRequests(t.App.AnswerTrustRest(ctx, sessionID, id, decision))
+}
+
+func wireTrustRequests(reqs []trust.Request, err error) ([]rpcproto.TrustRequest, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -23,11 +32,6 @@ func (t ProtocolTrust) TrustRequests(ctx context.Context, sessionID string) ([]r
 		out = append(out, wireTrustRequest(r))
 	}
 	return out, nil
-}
-
-// AnswerTrust implements rpc.Trust.
-func (t ProtocolTrust) AnswerTrust(ctx context.Context, sessionID, id, decision string) error {
-	return t.App.AnswerTrust(ctx, sessionID, id, decision)
 }
 
 func wireTrustRequest(r trust.Request) rpcproto.TrustRequest {

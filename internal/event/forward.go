@@ -130,6 +130,9 @@ const (
 	TypeUserMessage         = event.TypeUserMessage
 	TypeWarning             = event.TypeWarning
 	TypeMCPServerFailed     = event.TypeMCPServerFailed
+
+	WarningMCPUntrusted   = event.WarningMCPUntrusted
+	WarningHooksUntrusted = event.WarningHooksUntrusted
 )
 
 // DecodePayload decodes the payload of an event of type t (event.DecodePayload).

@@ -21,23 +21,36 @@ const maxHashedFiles = 64
 // content's hash, however large the file, or that nothing is there yet, so
 // writing a script that was missing when trusted changes it as well).
 func (f File) Fingerprint() string {
-	files := f.fileHashes()
-	if len(files) == 0 {
-		// A file whose commands name no project path: the hooks alone.
-		return trust.Fingerprint(f.Hooks)
-	}
-	return trust.Fingerprint(struct {
-		Hooks []Hook
-		Files map[string]string
-	}{f.Hooks, files})
+	fp, _ := f.Fingerprinted()
+	return fp
 }
 
 // ProjectFiles are the existing project files the hooks' commands name,
 // relative to the workspace, sorted: their content is part of the
 // fingerprint.
 func (f File) ProjectFiles() []string {
+	_, files := f.Fingerprinted()
+	return files
+}
+
+// Fingerprinted is Fingerprint and ProjectFiles from one reading of the
+// project files.
+func (f File) Fingerprinted() (fingerprint string, files []string) {
+	hashes := f.fileHashes()
+	if len(hashes) == 0 {
+		// A file whose commands name no project path: the hooks alone.
+		return trust.Fingerprint(f.Hooks), nil
+	}
+	return trust.Fingerprint(struct {
+		Hooks []Hook
+		Files map[string]string
+	}{f.Hooks, hashes}), existing(hashes)
+}
+
+// existing are the paths of hashes that hold a file's content, sorted.
+func existing(hashes map[string]string) []string {
 	var out []string
-	for p, sum := range f.fileHashes() {
+	for p, sum := range hashes {
 		if trust.IsContentHash(sum) {
 			out = append(out, p)
 		}

@@ -180,7 +180,6 @@ func (c *conn) close() {
 	}
 }
 
-// snapshot returns what the server offers, as of its last connection.
 // live reports whether the server is connected now.
 func (c *conn) live() bool {
 	c.mu.Lock()
@@ -188,6 +187,7 @@ func (c *conn) live() bool {
 	return c.session != nil
 }
 
+// snapshot returns what the server offers, as of its last connection.
 func (c *conn) snapshot() (tools []*sdk.Tool, prompts []*sdk.Prompt, hasRes bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -164,7 +164,7 @@ func (m *Manager) report(ctx context.Context, session string, emit func(context.
 		m.told[key] = true
 		m.mu.Unlock()
 		if !seen {
-			_ = emit(ctx, event.Warning{Code: "mcp_untrusted", Message: err.Error()})
+			_ = emit(ctx, event.Warning{Code: event.WarningMCPUntrusted, Message: err.Error()})
 		}
 		return
 	}

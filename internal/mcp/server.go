@@ -52,12 +52,27 @@ type Server struct {
 // project (beside .mcp.json) is part of the fingerprint, so an edited
 // server needs trust again before it restarts.
 func (s Server) Fingerprint() string {
-	return trust.Fingerprint(struct {
+	fp, _ := s.Fingerprinted()
+	return fp
+}
+
+// Fingerprinted is Fingerprint and ProjectFiles from one reading of the
+// project files.
+func (s Server) Fingerprinted() (fingerprint string, files []string) {
+	hashes := s.fileHashes()
+	fp := trust.Fingerprint(struct {
 		Type, Command, URL string
 		Args               []string
 		Env, Headers       map[string]string
 		Files              map[string]string `json:",omitempty"`
-	}{s.Type, s.Command, s.URL, s.Args, s.Env, s.Headers, s.fileHashes()})
+	}{s.Type, s.Command, s.URL, s.Args, s.Env, s.Headers, hashes})
+	for f, sum := range hashes {
+		if trust.IsContentHash(sum) {
+			files = append(files, f)
+		}
+	}
+	sort.Strings(files)
+	return fp, files
 }
 
 // fileHashes records, by trust.HashProjectFile, every path inside the
@@ -87,14 +102,8 @@ func (s Server) fileHashes() map[string]string {
 // content is part of its fingerprint (its command and arguments naming
 // files inside the project), sorted; none for other servers.
 func (s Server) ProjectFiles() []string {
-	var out []string
-	for f, sum := range s.fileHashes() {
-		if trust.IsContentHash(sum) {
-			out = append(out, f)
-		}
-	}
-	sort.Strings(out)
-	return out
+	_, files := s.Fingerprinted()
+	return files
 }
 
 // NeedsTrust reports whether the server runs only once a person trusts it:

@@ -10,7 +10,8 @@ import (
 // (*app.App through a small adapter in internal/cli).
 type Trust interface {
 	TrustRequests(ctx context.Context, sessionID string) ([]rpcproto.TrustRequest, error)
-	AnswerTrust(ctx context.Context, sessionID, id, decision string) error
+	// AnswerTrust answers and gives the requests still waiting.
+	AnswerTrust(ctx context.Context, sessionID, id, decision string) ([]rpcproto.TrustRequest, error)
 }
 
 func trustCommands() []*command {
@@ -47,8 +48,12 @@ func runSetTrust(ctx context.Context, s *Server, _ *call, req rpcproto.SetTrustR
 	if err != nil {
 		return rpcproto.TrustRequestsResult{}, err
 	}
-	if err := t.AnswerTrust(ctx, s.current(), req.RequestID, req.Decision); err != nil {
+	reqs, err := t.AnswerTrust(ctx, s.current(), req.RequestID, req.Decision)
+	if err != nil {
 		return rpcproto.TrustRequestsResult{}, err
 	}
-	return runGetTrustRequests(ctx, s, nil, rpcproto.Empty{})
+	if reqs == nil {
+		reqs = []rpcproto.TrustRequest{}
+	}
+	return rpcproto.TrustRequestsResult{Requests: reqs}, nil
 }

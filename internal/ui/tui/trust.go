@@ -84,7 +84,7 @@ func (m *Model) setTrust(msg trustMsg) tea.Cmd {
 // for want of trust: the dialog asks again.
 func trustWarning(ev event.Event) bool {
 	w, ok := ev.Data.(event.Warning)
-	return ok && (w.Code == "mcp_untrusted" || w.Code == "hooks_untrusted")
+	return ok && (w.Code == event.WarningMCPUntrusted || w.Code == event.WarningHooksUntrusted)
 }
 
 // key answers the first request: t then y trusts, x then y is never ask

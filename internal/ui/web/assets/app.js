@@ -49,6 +49,9 @@ function onFrame(f) {
   if (!window.ollyStats.firstFrameMs) window.ollyStats.firstFrameMs = performance.now();
   switch (f.type) {
     case "ready":
+      // Another session (a switch, a new one): its workspace's trust
+      // requests now, not the previous one's until the timeline is painted.
+      if (state.session && f.sessionId !== state.session) trust.refresh();
       state.session = f.sessionId;
       history.replaceState(null, "", "/?session=" + encodeURIComponent(f.sessionId));
       setModel(f.model);
@@ -100,8 +103,9 @@ function onFrame(f) {
       refreshSessions();
       break;
     case "warning":
-      // A project program did not start for want of trust: ask.
-      if (f.data && /_untrusted$/.test(f.data.code || "")) trust.refresh();
+      // A project program did not start for want of trust: ask (the
+      // codes event.WarningMCPUntrusted and event.WarningHooksUntrusted).
+      if (f.data && ["mcp_untrusted", "hooks_untrusted"].includes(f.data.code)) trust.refresh();
       break;
     case "keep_undo_result":
     case "file_change_result":
