@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -108,9 +109,14 @@ func TestTrustRequests(t *testing.T) {
 		t.Fatal("an unknown decision was accepted")
 	}
 
-	// Not now: gone from this session, still asked in another.
-	if err := a.AnswerTrust(ctx, s1, hk.ID, trust.DecisionNotNow); err != nil {
+	// Not now: gone from this session, still asked in another; the answer
+	// gives what still waits, as a new listing does.
+	rest, err := a.AnswerTrustRest(ctx, s1, hk.ID, trust.DecisionNotNow)
+	if err != nil {
 		t.Fatal(err)
+	}
+	if again, _ := a.TrustRequests(ctx, s1); !reflect.DeepEqual(rest, again) || len(rest) != 1 {
+		t.Fatalf("the answer's rest %+v, a new listing %+v", rest, again)
 	}
 	assertRequests(t, a, s1, "mcp:db")
 	assertRequests(t, a, s2, "mcp:db", "hook:"+hooks.ProjectFile)
