@@ -56,11 +56,21 @@ func hashFile(p string) string {
 	case !fi.Mode().IsRegular():
 		return HashNotRegular
 	}
-	f, err := os.Open(p)
+	return hashOpened(p)
+}
+
+// hashOpened hashes the regular file at p, checking what it opened: the
+// path may have been replaced since hashFile's Stat (by a FIFO, which the
+// non-blocking open keeps from hanging, or a directory).
+func hashOpened(p string) string {
+	f, err := openNonBlocking(p)
 	if err != nil {
 		return HashUnreadable + err.Error()
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return HashNotRegular
+	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return HashUnreadable + err.Error()
