@@ -89,37 +89,13 @@ func Fingerprint(v any) string {
 // Trusted reports whether name of kind is trusted in workspace with this
 // fingerprint. Any failure to read the store answers false.
 func (s *Store) Trusted(workspace, kind, name, fingerprint string) bool {
-	if s == nil || fingerprint == "" {
-		return false
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f, err := s.load()
-	if err != nil {
-		return false
-	}
-	ws := clean(workspace)
-	for _, e := range f.Entries {
-		if e.Workspace == ws && e.Kind == kind && e.Name == name {
-			return e.Fingerprint == fingerprint
-		}
-	}
-	return false
+	return s.holds(func(f *file) []Entry { return f.Entries }, workspace, kind, name, fingerprint)
 }
 
 // Trust records that name of kind, as fingerprinted, may run in workspace,
 // replacing an earlier trust of the same name.
 func (s *Store) Trust(workspace, kind, name, fingerprint string) error {
-	if fingerprint == "" {
-		return errors.New("trust: empty fingerprint")
-	}
-	return s.update(func(f *file) {
-		ws := clean(workspace)
-		f.Entries = remove(f.Entries, ws, kind, name)
-		f.Declined = remove(f.Declined, ws, kind, name)
-		f.Entries = append(f.Entries, Entry{Workspace: ws, Kind: kind, Name: name,
-			Fingerprint: fingerprint, At: time.Now().UTC()})
-	})
+	return s.record(func(f *file) *[]Entry { return &f.Entries }, workspace, kind, name, fingerprint)
 }
 
 // Decline records that a person does not want to be asked again about
@@ -127,22 +103,19 @@ func (s *Store) Trust(workspace, kind, name, fingerprint string) error {
 // run, and prompts leave it out. A changed program (another fingerprint)
 // is asked about again. It replaces an earlier trust of the same name.
 func (s *Store) Decline(workspace, kind, name, fingerprint string) error {
-	if fingerprint == "" {
-		return errors.New("trust: empty fingerprint")
-	}
-	return s.update(func(f *file) {
-		ws := clean(workspace)
-		f.Entries = remove(f.Entries, ws, kind, name)
-		f.Declined = remove(f.Declined, ws, kind, name)
-		f.Declined = append(f.Declined, Entry{Workspace: ws, Kind: kind, Name: name,
-			Fingerprint: fingerprint, At: time.Now().UTC()})
-	})
+	return s.record(func(f *file) *[]Entry { return &f.Declined }, workspace, kind, name, fingerprint)
 }
 
 // Declined reports whether a person declined name of kind in workspace
 // with this fingerprint (Decline). Any failure to read the store answers
 // false: the person is asked.
 func (s *Store) Declined(workspace, kind, name, fingerprint string) bool {
+	return s.holds(func(f *file) []Entry { return f.Declined }, workspace, kind, name, fingerprint)
+}
+
+// holds reports whether the list of the store's file that list picks has
+// name of kind in workspace with this fingerprint; false on any failure.
+func (s *Store) holds(list func(*file) []Entry, workspace, kind, name, fingerprint string) bool {
 	if s == nil || fingerprint == "" {
 		return false
 	}
@@ -153,12 +126,27 @@ func (s *Store) Declined(workspace, kind, name, fingerprint string) bool {
 		return false
 	}
 	ws := clean(workspace)
-	for _, e := range f.Declined {
+	for _, e := range list(f) {
 		if e.Workspace == ws && e.Kind == kind && e.Name == name {
 			return e.Fingerprint == fingerprint
 		}
 	}
 	return false
+}
+
+// record puts name of kind in workspace, as fingerprinted, on the list
+// that list picks (trusted or declined), after taking it off both.
+func (s *Store) record(list func(*file) *[]Entry, workspace, kind, name, fingerprint string) error {
+	if fingerprint == "" {
+		return errors.New("trust: empty fingerprint")
+	}
+	return s.update(func(f *file) {
+		ws := clean(workspace)
+		f.Entries = remove(f.Entries, ws, kind, name)
+		f.Declined = remove(f.Declined, ws, kind, name)
+		l := list(f)
+		*l = append(*l, Entry{Workspace: ws, Kind: kind, Name: name, Fingerprint: fingerprint, At: time.Now().UTC()})
+	})
 }
 
 // Revoke forgets the trust (or refusal) of name of kind in workspace (no
