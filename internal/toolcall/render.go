@@ -81,9 +81,18 @@ func FormatCall(f Format, name string, args []byte) (string, error) {
 
 // writeSpaced writes v as JSON with a space after each ':' and ',', as
 // models are shown JSON in their training data.
-func writeSpaced(b *strings.Builder, v *value) {
-	switch v.kind {
-	case kindObject, kindArray:
+func writeSpaced(b *strings.Builder, v *value) { writeLiteral(b, v, false) }
+
+// writePython writes v as a Python literal (Gemma's tool_code).
+func writePython(b *strings.Builder, v *value) { writeLiteral(b, v, true) }
+
+// writeLiteral writes v spaced as writeSpaced says; python spells true,
+// false and null as Python does. A JSON string is a Python string literal
+// with the same meaning (appendString writes only \" \\ \n \r \t and
+// \u00XX escapes), so strings and numbers are the same in both.
+func writeLiteral(b *strings.Builder, v *value, python bool) {
+	switch {
+	case v.kind == kindObject || v.kind == kindArray:
 		open, close := "{", "}"
 		if v.kind == kindArray {
 			open, close = "[", "]"
@@ -97,9 +106,11 @@ func writeSpaced(b *strings.Builder, v *value) {
 				b.Write(appendString(nil, v.keys[i]))
 				b.WriteString(": ")
 			}
-			writeSpaced(b, e)
+			writeLiteral(b, e, python)
 		}
 		b.WriteString(close)
+	case python && v.kind == kindLiteral:
+		b.WriteString(map[string]string{"true": "True", "false": "False", "null": "None"}[v.str])
 	default:
 		b.Write(v.appendJSON(nil))
 	}
@@ -114,33 +125,4 @@ func elementText(v *value) string {
 	var b strings.Builder
 	writeSpaced(&b, v)
 	return b.String()
-}
-
-// writePython writes v as a Python literal (Gemma's tool_code).
-func writePython(b *strings.Builder, v *value) {
-	switch v.kind {
-	case kindObject, kindArray:
-		open, close := "{", "}"
-		if v.kind == kindArray {
-			open, close = "[", "]"
-		}
-		b.WriteString(open)
-		for i, e := range v.elems {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if v.kind == kindObject {
-				b.Write(appendString(nil, v.keys[i]))
-				b.WriteString(": ")
-			}
-			writePython(b, e)
-		}
-		b.WriteString(close)
-	case kindLiteral:
-		b.WriteString(map[string]string{"true": "True", "false": "False", "null": "None"}[v.str])
-	default:
-		// A JSON string is a Python string literal with the same meaning
-		// (appendString writes only \" \\ \n \r \t and \u00XX escapes).
-		b.Write(v.appendJSON(nil))
-	}
 }
