@@ -136,7 +136,7 @@ func TestConfigListBrokenFile(t *testing.T) {
 	}
 	for _, want := range []string{
 		"settings files:\n  global   " + e.global() + " (not created)\n  project  " + e.project() + " (exists)\n",
-		"olly: " + e.project() + ":2: agent.maxIterations: expected an integer from 1 to 100, got the string \"lots\"",
+		"olly: " + e.project() + ":2: agent.maxIterations: expected an integer from 1 to 1000, got the string \"lots\"",
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
@@ -224,7 +224,7 @@ func TestConfigSetErrors(t *testing.T) {
 		wantErr  string
 	}{
 		{"out of range", []string{"config", "set", "agent.maxIterations", "0"}, ExitUsage,
-			"olly: agent.maxIterations: 0 is out of range: expected an integer from 1 to 100\n"},
+			"olly: agent.maxIterations: 0 is out of range: expected an integer from 1 to 1000\n"},
 		{"unknown key", []string{"config", "set", "agent.maxIteratons", "3"}, ExitUsage,
 			"olly: unknown key \"agent.maxIteratons\" (did you mean agent.maxIterations?)\n"},
 		{"bad enum", []string{"config", "set", "agent.sessionTitleGeneration", "always"}, ExitUsage,

@@ -13,7 +13,7 @@
 // OLLY_* variable, its default, validation, `olly config` listing, completion
 // and the reference table in docs/configuration.md all come from the field.
 //
-//	MaxIterations int `key:"maxIterations" default:"25" min:"1" max:"100" doc:"Most tool rounds in one agent run."`
+//	MaxIterations int `key:"maxIterations" default:"25" min:"1" max:"1000" doc:"Most tool rounds in one agent run."`
 //
 // The tags:
 //

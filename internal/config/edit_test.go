@@ -135,7 +135,7 @@ func TestSetInFileErrors(t *testing.T) {
 	}{
 		{"unknown key", filepath.Join(dir, "a.yaml"), "agent.maxIteration", "3", ErrUnknownKey, `unknown key "agent.maxIteration" (did you mean agent.maxIterations?)`},
 		{"renamed key", filepath.Join(dir, "a.yaml"), "editMode.model", "x", ErrRenamedKey, "renamed to chatMode.*"},
-		{"out of range", filepath.Join(dir, "a.yaml"), "agent.maxIterations", "500", ErrRange, "agent.maxIterations: 500 is out of range: expected an integer from 1 to 100"},
+		{"out of range", filepath.Join(dir, "a.yaml"), "agent.maxIterations", "5000", ErrRange, "agent.maxIterations: 5000 is out of range: expected an integer from 1 to 1000"},
 		{"bad enum", filepath.Join(dir, "a.yaml"), "provider", "claude", ErrEnum, `provider: "claude" is not allowed: expected one of ollama, openai`},
 		{"bad rules", filepath.Join(dir, "a.yaml"), "agent.sensitiveFilePatterns", "{a: sometimes}", ErrEnum, `pattern "a": action must be ask or auto`},
 		{"malformed file", broken, "baseUrl", "http://x:1", ErrSyntax, broken + ":2: malformed YAML"},

@@ -143,7 +143,7 @@ func TestSessionLayerErrors(t *testing.T) {
 		want      string
 	}{
 		{"unknown", map[string]any{"agent.maxIteration": 3}, `session: unknown key "agent.maxIteration" (did you mean agent.maxIterations?)`},
-		{"range", map[string]any{"agent.maxIterations": 500}, "session: agent.maxIterations: 500 is out of range: expected an integer from 1 to 100"},
+		{"range", map[string]any{"agent.maxIterations": 5000}, "session: agent.maxIterations: 5000 is out of range: expected an integer from 1 to 1000"},
 		{"type", map[string]any{"agent.enableThinking": 3}, "session: agent.enableThinking: expected true or false, got 3"},
 		{"nil", map[string]any{"agentMode.model": nil}, "session: agentMode.model: no value"},
 		{"unordered rules", map[string]any{"agent.sensitiveFilePatterns": map[string]any{"a": "ask", "b": "auto"}}, "loses the order"},

@@ -31,7 +31,7 @@ func TestDefaults(t *testing.T) {
 		{"agentMode.model", "OLLY_AGENT_MODE_MODEL", "", ""},
 		{"agentMode.temperature", "OLLY_AGENT_MODE_TEMPERATURE", "0.4", "0–2"},
 		{"agentMode.maxTokens", "OLLY_AGENT_MODE_MAX_TOKENS", "8192", "512–32768"},
-		{"agent.maxIterations", "OLLY_AGENT_MAX_ITERATIONS", "25", "1–100"},
+		{"agent.maxIterations", "OLLY_AGENT_MAX_ITERATIONS", "25", "1–1000"},
 		{"agent.toolTimeout", "OLLY_AGENT_TOOL_TIMEOUT", "30s", "5000–300000 ms"},
 		{"agent.maxActiveSessions", "OLLY_AGENT_MAX_ACTIVE_SESSIONS", "1", "1–5"},
 		{"agent.enableThinking", "OLLY_AGENT_ENABLE_THINKING", "true", ""},

@@ -78,7 +78,7 @@ type ModeSettings struct {
 
 // AgentSettings control the agent loop, its tools and its sessions.
 type AgentSettings struct {
-	MaxIterations          int           `key:"maxIterations" default:"25" min:"1" max:"100" doc:"Most tool rounds (stream, run tools, continue) in one agent run."`
+	MaxIterations          int           `key:"maxIterations" default:"25" min:"1" max:"1000" doc:"Most tool rounds (stream, run tools, continue) in one agent run."`
 	ToolTimeout            time.Duration `key:"toolTimeout" default:"30000" min:"5000" max:"300000" doc:"How long one tool (a terminal command) may run before its process group is killed. Milliseconds, or a duration such as 45s or 2m."`
 	MaxActiveSessions      int           `key:"maxActiveSessions" default:"1" min:"1" max:"5" doc:"Most sessions that may run an agent at the same time, counted across every olly process sharing the database; a prompt past it is refused with a message naming the running sessions."`
 	EnableThinking         bool          `key:"enableThinking" default:"true" doc:"Ask models that can think to do so, and show their thinking."`
