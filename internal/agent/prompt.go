@@ -134,20 +134,26 @@ func compactJSON(raw []byte) string {
 	return b.String()
 }
 
-// callExample is the example call of the text tool-call format, written
-// in the model's dialect: a read_file, a run_subagent when the run
-// delegates reading, else a call of the first tool offered ("" without
-// tools).
-func (r *run) callExample() (dialect, example string, err error) {
-	var name, args string
+// exampleCall is the call the prompt's example shows: a read_file, a
+// run_subagent when the run delegates reading, else a call of the first
+// tool offered ("" without tools).
+func (r *run) exampleCall() (name, args string) {
 	switch {
 	case r.offered["read_file"]:
-		name, args = "read_file", `{"path": "src/main.go"}`
+		return "read_file", `{"path": "src/main.go"}`
 	case r.offered[tools.SubagentTool]:
-		name, args = tools.SubagentTool, `{"task": "Find where the config file is parsed and list its keys", "title": "Find config parsing"}`
+		return tools.SubagentTool, `{"task": "Find where the config file is parsed and list its keys", "title": "Find config parsing"}`
 	case len(r.req.specs) > 0:
-		name, args = r.req.specs[0].Name, `{}`
-	default:
+		return r.req.specs[0].Name, `{}`
+	}
+	return "", ""
+}
+
+// callExample is the example call of the text tool-call format
+// (exampleCall), written in the model's dialect.
+func (r *run) callExample() (dialect, example string, err error) {
+	name, args := r.exampleCall()
+	if name == "" {
 		return string(r.req.dialect), "", nil
 	}
 	example, err = toolcall.FormatCall(r.req.dialect, name, []byte(args))

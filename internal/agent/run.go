@@ -299,8 +299,10 @@ func (r *run) stream(ctx context.Context) *streamResult {
 	s := &streamer{provider: r.a.provider, clock: r.a.clock, emit: r.emit, iter: r.iter, known: r.offered,
 		text: func() (toolcall.Format, map[string]map[string]string) { return r.req.textDialect(), r.req.params }}
 	ctx = r.withRetryHooks(ctx) // retry.go: retries become model_retry events
-	return s.send(ctx, func() *llm.ChatRequest { return r.req.prepare(ctx, r.iter) },
+	res := s.send(ctx, func() *llm.ChatRequest { return r.req.prepare(ctx, r.iter) },
 		func(res *streamResult) bool { return r.toolsRefused(ctx, res) || r.req.overflowed(ctx, r.iter, res) })
+	res.explain = r.explain
+	return res
 }
 
 // recordResponse closes the iteration for the person and the history: the

@@ -26,6 +26,9 @@ type streamResult struct {
 	// the text (toolcall.Extract of it).
 	nativeCalls []llm.ToolCall
 	textCalls   []toolcall.Call
+	// explain words what the model is told about a text call that
+	// cannot run (run.explain; nil: its Problem as it is).
+	explain func(toolcall.Call) string
 	// complete: [TASK_COMPLETE] in the answer's prose; thinkComplete: in
 	// the reasoning.
 	complete      bool

@@ -95,7 +95,11 @@ func (res *streamResult) calls(offered map[string]bool, unavailable func(name st
 		}
 	} else {
 		for _, tc := range res.textCalls {
-			calls = append(calls, textCall(tc, res.truncated))
+			c := textCall(tc, res.truncated)
+			if tc.Problem != "" && res.explain != nil {
+				c.problem = res.explain(tc) // in the model's dialect (feedback.go)
+			}
+			calls = append(calls, c)
 		}
 	}
 	ids := map[string]bool{}

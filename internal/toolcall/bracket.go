@@ -187,7 +187,7 @@ func (b *bracketCall) afterName(s *scanner) (int, int) {
 		}
 	}
 	c := Call{Format: FormatBracket,
-		Problem: "expected the arguments as a JSON object after the tool name: [TOOL_CALLS]name[ARGS]{…}"}
+		Problem: "expected the arguments as a JSON object after the tool name" + hintBracketArgs}
 	c.Name, c.ID = b.fname, b.id
 	s.record([]Call{c}, b.from, b.cur)
 	return b.cur, sDone

@@ -2,7 +2,9 @@ package toolcall
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // nameKeys are the member names a model may use for the tool's name, in
@@ -123,8 +125,9 @@ func callFrom(v *value, f Format, repaired bool) Call {
 	sh := shapeOf(v)
 	c.Name = sh.name
 	if c.Name == "" {
-		c.Problem = "the tool call has no tool name: write {\"name\": \"tool_name\", \"arguments\": {…}}"
+		c.Problem = "the tool call has no tool name" + hintNoName
 	}
+	boundName(&c)
 	if sh.argKey == "" && !sh.nested {
 		// Top-level arguments: everything but the name, and OpenAI's
 		// "type": "function" marker.
@@ -201,6 +204,21 @@ func markCut(calls []Call, p *parser) []Call {
 		calls[len(calls)-1].Incomplete = true
 	}
 	return calls
+}
+
+// boundName cuts a tool name read from JSON, which has no length limit of
+// its own, to maxNameLen bytes, and says so in Problem: such a name is no
+// tool's, and the messages that repeat it stay short.
+func boundName(c *Call) {
+	if len(c.Name) <= maxNameLen {
+		return
+	}
+	n := maxNameLen
+	for n > 0 && !utf8.RuneStart(c.Name[n]) {
+		n--
+	}
+	c.Name = c.Name[:n]
+	c.Problem = joinProblem(c.Problem, "the tool name is longer than "+strconv.Itoa(maxNameLen)+" bytes")
 }
 
 func joinProblem(a, b string) string {

@@ -161,7 +161,7 @@ func (p *parser) failMsg() string {
 	if p.failTok == "" {
 		return p.failWhy
 	}
-	return fmt.Sprintf("unexpected %q %s", p.failTok, p.failWhy)
+	return fmt.Sprintf("unexpected %q %s", clip(p.failTok, maxQuoted), p.failWhy)
 }
 
 // feed parses buf[p.pos:] until the root value completes, the input fails,

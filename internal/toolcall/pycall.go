@@ -77,7 +77,7 @@ func pyCallName(src []byte) string {
 	if !ok || p.i >= len(src) || src[p.i] != '(' {
 		return ""
 	}
-	return name
+	return name[:min(len(name), maxNameLen)]
 }
 
 // pyCalls reads every call in src. cutOff says the text ended inside the
@@ -93,10 +93,9 @@ func pyCalls(src []byte, cutOff bool) []Call {
 		}
 		c := Call{Format: FormatToolCode}
 		name, args, err := p.call()
-		c.Name = name
+		c.Name = name[:min(len(name), maxNameLen)] // identifiers are ASCII
 		if err != "" {
-			c.Problem = "the tool_code block could not be read as a call: " + err +
-				`; write one call per line as tool_name(arg="value", other=1)`
+			c.Problem = "the tool_code block could not be read as a call: " + err + hintToolCode
 			c.Repaired, c.Incomplete = cutOff && p.eof, cutOff && p.eof
 			calls = append(calls, c)
 			break
@@ -179,7 +178,7 @@ func (p *pyParser) call() (string, *value, string) {
 	}
 	p.inlineSpace()
 	if p.i >= len(p.src) || p.src[p.i] != '(' {
-		return name, nil, p.fail("expected '(' after " + name)
+		return name, nil, p.fail("expected '(' after " + clip(name, maxQuoted))
 	}
 	p.i++
 	if name == "print" {
@@ -256,7 +255,7 @@ func (p *pyParser) value() (*value, string) {
 		if f, err := strconv.ParseFloat(t, 64); err == nil {
 			return &value{kind: kindNumber, str: strconv.FormatFloat(f, 'g', -1, 64)}, ""
 		}
-		return nil, p.fail("bad number " + strconv.Quote(t))
+		return nil, p.fail("bad number " + strconv.Quote(clip(t, maxQuoted)))
 	}
 	word, _ := p.ident()
 	switch word {

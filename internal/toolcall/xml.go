@@ -147,7 +147,7 @@ func (x *xmlCall) open(s *scanner) (int, int) {
 // notACall ends the markup after the tag: what follows is prose.
 func (x *xmlCall) notACall() (int, int) {
 	x.calls = append(x.calls, Call{Format: FormatXML,
-		Problem: "expected a JSON object such as {\"name\": \"tool_name\", \"arguments\": {…}} after <tool_call>"})
+		Problem: problemNoObject})
 	return x.cur, sDone
 }
 
@@ -196,7 +196,8 @@ func (x *xmlCall) payload(s *scanner) int {
 	case x.p.failed():
 		c := Call{Format: FormatXML}
 		c.Name = shapeOf(x.p.root).name
-		c.Problem = "the tool call is not valid JSON (" + x.p.failMsg() + "); write the JSON object again, with quotes and backslashes inside strings escaped"
+		c.Problem = "the tool call is not valid JSON (" + x.p.failMsg() + ")" + hintRewrite
+		boundName(&c)
 		x.calls = append(x.calls, c)
 		x.st = xsSkip
 		return sCont
