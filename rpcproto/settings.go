@@ -117,7 +117,7 @@ type ModelInfo struct {
 	Cached     bool   `json:"cached,omitempty"`
 	Error      string `json:"error,omitempty"`
 	// Dialect is the tool-call markup read from the model's template.
-	Dialect string `json:"dialect,omitempty" doc:"the tool-call dialect of the model's template: xml, function, bracket, deepseek, kimi, glm, invoke, tool_code or bare (absent: none recognised); without native tools olly asks for calls in it"`
+	Dialect string `json:"dialect,omitempty" doc:"the tool-call dialect of the model's template: xml, function, bracket, bracket_args, deepseek, kimi, glm, invoke, tool_code or bare (absent: none recognised); without native tools olly asks for calls in it"`
 }
 
 // SetModelEnabledRequest enables or disables a model.

@@ -17,7 +17,7 @@ var updatePrompts = flag.Bool("update", false, "rewrite the golden files under t
 // promptDialects are the dialects a text-mode prompt can ask for: "" (none
 // recognised, olly's own <tool_call> JSON) and every one TemplateDialect
 // returns.
-var promptDialects = []toolcall.Format{"", toolcall.FormatXML, toolcall.FormatFunction, toolcall.FormatBracket,
+var promptDialects = []toolcall.Format{"", toolcall.FormatXML, toolcall.FormatFunction, toolcall.FormatBracket, toolcall.FormatBracketArgs,
 	toolcall.FormatDeepSeek, toolcall.FormatKimi, toolcall.FormatGLM, toolcall.FormatInvoke, toolcall.FormatToolCode, toolcall.FormatBare}
 
 // TestTextToolsPromptPerDialect renders the explore mode's text-tools

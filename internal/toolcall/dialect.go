@@ -18,13 +18,15 @@ type dialectMarker struct {
 // dialectMarkers are tried in order: the more specific first, because
 // templates of one family quote the markers of another (GLM-4.5 and
 // Qwen3-Coder templates also write <tool_call>, Mistral's and Hermes'
-// templates also write {"name": …}).
+// templates also write {"name": …}; Mistral v11+ templates write
+// [TOOL_CALLS] too, and only they write [ARGS]).
 var dialectMarkers = []dialectMarker{
 	{FormatDeepSeek, []string{"tool▁calls▁begin", "tool▁call▁begin", "tool▁sep"}},
 	{FormatKimi, []string{"<|tool_calls_section_begin|>", "<|tool_call_argument_begin|>"}},
 	{FormatGLM, []string{tagArgKey, tagArgValue}},
 	{FormatInvoke, []string{tagFunctionCalls, tagInvoke + " name="}},
 	{FormatFunction, []string{tagFunction}},
+	{FormatBracketArgs, []string{bracketArgs, bracketCallID}},
 	{FormatBracket, []string{bracketMarker}},
 	{FormatToolCode, []string{"```tool_code", "tool_code"}},
 	{FormatXML, []string{tagOpen}},
@@ -36,7 +38,8 @@ var dialectMarkers = []dialectMarker{
 // training, or one that keeps calls out of the text). The result is one of
 // FormatXML (Hermes and Qwen's <tool_call> JSON), FormatFunction
 // (<function=name>: Qwen3-Coder, Llama 3.1's custom tools), FormatBracket
-// (Mistral), FormatDeepSeek, FormatKimi, FormatGLM, FormatInvoke,
+// (Mistral's [TOOL_CALLS] and a JSON array), FormatBracketArgs (Mistral's
+// [TOOL_CALLS]name[ARGS]{…}, tokenizers v11 and later), FormatDeepSeek, FormatKimi, FormatGLM, FormatInvoke,
 // FormatToolCode (Gemma) or FormatBare (JSON call objects, alone or in a
 // "tool_calls" array: Llama 3.x and others). The template is not trusted:
 // any text gives an answer, in time linear in its length.

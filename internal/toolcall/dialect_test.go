@@ -134,6 +134,8 @@ func TestFormatCallRoundTrip(t *testing.T) {
 				w.args = asText
 			case FormatKimi:
 				w.id = "functions.read_file:0"
+			case FormatBracketArgs:
+				w.format = FormatBracket // a dialect of the bracket format
 			}
 			in := "Let me look.\n" + text + "\nDone."
 			checkCalls(t, in, Extract(in, knownOpts), []want{w})

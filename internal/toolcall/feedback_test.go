@@ -25,6 +25,7 @@ var feedbackCases = []feedbackCase{
 	{"invoke_malformed_parameter", FormatInvoke, "<function_calls>\n<invoke name=\"read_file\">\n<parameter path>a.go</parameter>\n</invoke>\n</function_calls>"},
 	{"function_not_parameters", FormatFunction, "<tool_call>\n<function=read_file>\n[\"a.go\"]\n</function>\n</tool_call>"},
 	{"bracket_no_arguments", FormatBracket, "[TOOL_CALLS]read_file[ARGS]\"a.go\""},
+	{"bracket_args_bad_json", FormatBracketArgs, "[TOOL_CALLS]read_file[ARGS]{'path': a.go}"},
 	{"tool_code_positional", FormatToolCode, "```tool_code\nread_file(\"a.go\")\n```"},
 	{"bare_no_name", FormatBare, "<tool_call>{\"arguments\": {\"path\": \"a.go\"}}</tool_call>"},
 	{"unknown_tool", FormatGLM, "<tool_call>{\"name\": \"cat_file\", \"arguments\": {\"path\": a.go}}</tool_call>"},
@@ -184,4 +185,37 @@ func checkGolden(t *testing.T, path, got string) {
 	if string(want) != got {
 		t.Errorf("differs from %s:\ngot:\n%s\nwant:\n%s", path, got, want)
 	}
+}
+
+// FuzzFeedback: for any text read in any dialect, the feedback on each call
+// that cannot run is short, shows the call in that dialect, and without a
+// dialect is the Problem itself.
+func FuzzFeedback(f *testing.F) {
+	for _, fc := range feedbackCases {
+		f.Add(fc.in, uint8(0))
+	}
+	f.Add("<tool_call>{\"name\": \""+strings.Repeat("é", 300)+"\", \"arguments\": {\"a\": 1"+strings.Repeat("x", 600)+"}}</tool_call>", uint8(3))
+	dialects := append([]dialectMarker{{format: ""}}, dialectMarkers...)
+	args := ExampleArgs([]byte(readFileSchema))
+	f.Fuzz(func(t *testing.T, text string, pick uint8) {
+		d := dialects[int(pick)%len(dialects)].format
+		example, err := FormatCall(d, "read_file", args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range Extract(text, Options{Known: testKnown, Prefer: d}) {
+			if c.Problem == "" {
+				continue
+			}
+			got := Feedback(d, c, "read_file", args)
+			switch {
+			case d == "" || d == FormatXML:
+				if got != c.Problem {
+					t.Fatalf("feedback %q, want the problem %q", got, c.Problem)
+				}
+			case len(got) > 1024 || !strings.Contains(got, "\n"+example+"\n"):
+				t.Fatalf("dialect %s: feedback of %d bytes, or without the example:\n%.2000s", d, len(got), got)
+			}
+		}
+	})
 }

@@ -119,6 +119,7 @@ func FuzzExtract(f *testing.F) {
 		`<tool_call>{"name": "read_file", "arguments": {"path": "a"}}</tool_call>`,
 		"<tool_call>\n```json\n{\"name\": \"x\"}\n```",
 		`[TOOL_CALLS]read_file[ARGS]{"path": "a"}[TOOL_CALLS] [{"name": "b", "arguments": "{}"}]`,
+		`[TOOL_CALLS]read_file[CALL_ID]a1b2c3d4e[ARGS]{"path": "a"}` + "\n[TOOL_CALLS]list_files[ARGS]{}",
 		`<function=write_file><parameter=content>a</parameter></function>`,
 		"```json\n{\"name\": \"read_file\", \"arguments\": {}}\n```\n{\"tool\": \"list_files\"}",
 		`<tool<tool_call>{}</tool_call>_call> [TASK[TASK_COMPLETE]_COMPLETE]`,
@@ -141,7 +142,7 @@ func FuzzExtract(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string, chunkSeed uint64) {
 		// The seed also picks the preferred dialect: none, or one of those
 		// that change readings (Options.Prefer).
-		opts := Options{Known: testKnown, Prefer: []Format{"", FormatBare, FormatGLM, FormatToolCode}[chunkSeed%4]}
+		opts := Options{Known: testKnown, Prefer: []Format{"", FormatBare, FormatGLM, FormatToolCode, FormatBracketArgs}[chunkSeed%5]}
 		if chunkSeed&4 != 0 {
 			opts.Params = fuzzParams
 		}

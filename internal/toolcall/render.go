@@ -37,6 +37,9 @@ func FormatCall(f Format, name string, args []byte) (string, error) {
 		b.WriteString(`, "arguments": `)
 		writeSpaced(&b, v)
 		b.WriteString("}]")
+	case FormatBracketArgs:
+		b.WriteString(bracketMarker + name + bracketArgs)
+		writeSpaced(&b, v)
 	case FormatDeepSeek, FormatKimi:
 		d, header := sectionDialects[0], name // DeepSeek V3.1's layout
 		if f == FormatKimi {

@@ -34,6 +34,13 @@ const (
 	FormatToolCode Format = "tool_code" // ```tool_code fences with Python calls (Gemma)
 )
 
+// FormatBracketArgs is a dialect, not a format of its own: the templates
+// of Mistral's tokenizers v11 and later (Mistral Small 3.1+, Devstral,
+// Magistral) write [TOOL_CALLS]name[ARGS]{…}, one marker per call, where
+// older ones write [TOOL_CALLS] and a JSON array. Calls in either form
+// read as FormatBracket whatever the dialect.
+const FormatBracketArgs Format = "bracket_args"
+
 // Options configure parsing.
 type Options struct {
 	// Known holds the names of the tools the model may call. Bare JSON and
