@@ -107,8 +107,8 @@ func TestModelsCacheAndChoices(t *testing.T) {
 	for _, m := range got {
 		byName[m.Name] = m
 	}
-	if m := byName["tiny:1b"]; m.Enabled || m.NumCtx != 65536 || m.NumCtxFrom != "agent.maxContextWindow" || m.Dialect != "bracket" {
-		t.Errorf("tiny:1b = %+v: disabled, window capped by agent.maxContextWindow, dialect bracket", m)
+	if m := byName["tiny:1b"]; m.Enabled || m.NumCtx != 65536 || m.NumCtxFrom != "agent.maxContextWindow" || m.Dialect != "bracket_args" {
+		t.Errorf("tiny:1b = %+v: disabled, window capped by agent.maxContextWindow, dialect bracket_args", m)
 	}
 	if m := byName["qwen3:8b"]; !m.Enabled || m.NumCtxCap != 8192 || m.NumCtx != 8192 || m.NumCtxFrom != "cap" {
 		t.Errorf("qwen3:8b = %+v: the per-model cap decides", m)

@@ -13,7 +13,7 @@ func TestPiModelDialect(t *testing.T) {
 	s := &Server{}
 	for tmpl, want := range map[string]string{
 		"{{ range .ToolCalls }}<tool_call>{{ .Function.Name }}\n<arg_key>k</arg_key>\n<arg_value>v</arg_value>{{ end }}": "glm",
-		"{{ range .ToolCalls }}[TOOL_CALLS]{{ .Function.Name }}[ARGS]{{ .Function.Arguments }}{{ end }}":                 "bracket",
+		"{{ range .ToolCalls }}[TOOL_CALLS]{{ .Function.Name }}[ARGS]{{ .Function.Arguments }}{{ end }}":                 "bracket_args",
 		"{{ .Prompt }}": "",
 	} {
 		m := s.piModel(llm.ModelDetails{ModelInfo: llm.ModelInfo{Name: "m"}, Template: tmpl}, false)
