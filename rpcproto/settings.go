@@ -46,6 +46,10 @@ type Setting struct {
 	// UserOnly keys may not be set in a project file (a cloned repository
 	// must not point olly at another server or loosen its approvals).
 	UserOnly bool `json:"userOnly,omitempty"`
+	// Restart is set for a key the running olly reads only when it
+	// starts: a change applies after a restart. The others apply from
+	// the next turn.
+	Restart bool `json:"restart,omitempty" doc:"a change applies only after the running olly restarts"`
 }
 
 // SetSettingRequest writes (or removes) one key in a settings file.
@@ -63,10 +67,22 @@ type SetSettingResult struct {
 	// Setting is the key's effective value after the write: Source is not
 	// the file when a later layer (environment, flag, project) overrides it.
 	Setting Setting `json:"setting"`
-	// Note says when the write does not take effect as it is: overridden,
-	// or read only when olly starts.
+	// Applies says when the running olly uses the new value: "nextTurn"
+	// (the next turn; one in progress finishes with the old value),
+	// "restart" (olly reads the key when it starts), "overridden" (a
+	// later layer wins, so nothing changes) or "unchanged".
+	Applies string `json:"applies,omitempty" doc:"nextTurn, restart, overridden or unchanged"`
+	// Note says in words when and how the write takes effect.
 	Note string `json:"note,omitempty"`
 }
+
+// When a written setting takes effect (SetSettingResult.Applies).
+const (
+	AppliesNextTurn   = "nextTurn"
+	AppliesRestart    = "restart"
+	AppliesOverridden = "overridden"
+	AppliesUnchanged  = "unchanged"
+)
 
 // TestConnectionRequest tests the connection the settings describe, or
 // the one given (the form not yet saved); a field left empty is the

@@ -24,6 +24,7 @@ import (
 // the prompt, the iteration cap and the gates; sub-agents run it too
 // (subagent.go).
 func (a *Agent) RunTurn(ctx context.Context, t *session.Turn) (*session.TurnResult, error) {
+	ctx, _ = a.pin(ctx) // setup.go: the turn keeps the server and settings it starts with
 	r, err := a.newRun(ctx, t)
 	if err != nil {
 		return nil, err

@@ -29,6 +29,7 @@ const toolTerminal = "run_terminal_command"
 // tool_output. The turn records the person's line, the tool action, the
 // result for the model, and the end.
 func (a *Agent) RunCommand(ctx context.Context, t *session.Turn, command string) (*session.TurnResult, error) {
+	ctx, _ = a.pin(ctx) // setup.go
 	keep := context.WithoutCancel(ctx)
 	emit := func(ctx context.Context, p event.Payload) error { _, err := t.Emit(ctx, p); return err }
 	if err := emit(keep, event.TurnStarted{Mode: event.ModeBash}); err != nil {

@@ -54,9 +54,10 @@ var ErrNothingToCompact = fmt.Errorf("nothing to compact: the conversation is no
 // compaction event through t.Emit, so this turn's history and every later
 // rebuild of the session use them.
 func (a *Agent) Compact(ctx context.Context, t *session.Turn, instructions string) error {
+	ctx, set := a.pin(ctx) // setup.go
 	model := t.Model
 	if model == "" {
-		model = a.cfg.Model
+		model = set.cfg.Model
 	}
 	if model == "" {
 		return errors.New("no model is configured to write the summary: set one with `olly config set agentMode.model <name>`")
@@ -71,7 +72,7 @@ func (a *Agent) Compact(ctx context.Context, t *session.Turn, instructions strin
 	}
 	mem := a.loadMemory(t.SessionID, t.Memory)
 	emit := func(ctx context.Context, p event.Payload) error { _, err := t.Emit(ctx, p); return err }
-	job := &compactJob{conv: t.History, format: format, model: model, numCtx: a.cfg.numCtx(model, d),
+	job := &compactJob{conv: t.History, format: format, model: model, numCtx: set.cfg.numCtx(model, d),
 		thinks: d.Capabilities.Thinking, memory: mem, instructions: instructions, emit: emit}
 	if a.hooksOf != nil {
 		hooks := a.hooksOf(t)

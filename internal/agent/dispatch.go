@@ -58,12 +58,13 @@ func (r *run) classify(ctx context.Context) *event.Dispatch {
 // timeout or an answer that is not the expected JSON gives the fallback
 // (mixed, needs writes, confidence 0), which runs the full agent.
 func (a *Agent) classify(ctx context.Context, model, prompt string) event.Dispatch {
-	ctx, cancel := context.WithTimeout(ctx, a.cfg.DispatchTimeout)
+	timeout := a.using(ctx).cfg.DispatchTimeout
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	text, err := a.askClassification(ctx, model, prompt)
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			err = fmt.Errorf("no answer within %s", a.cfg.DispatchTimeout)
+			err = fmt.Errorf("no answer within %s", timeout)
 		}
 		return fallbackDispatch(err)
 	}
@@ -87,8 +88,8 @@ func (a *Agent) askClassification(ctx context.Context, model, prompt string) (st
 	// The turn's own num_ctx; a label, not a deliberation; and a label
 	// is a few dozen bytes, so far more is not a classification.
 	return a.ask(ctx, oneShot{model: model, system: sys.String(), user: preview(prompt, dispatchPromptMax),
-		numCtx: a.cfg.numCtx(model, d), thinks: d.Capabilities.Thinking, temperature: 0, numPredict: dispatchNumPredict,
-		keepAlive: cmp.Or(a.cfg.KeepAlive, dispatchKeepAlive), format: json.RawMessage(`"json"`), limit: 16 << 10, retry: true})
+		numCtx: a.using(ctx).cfg.numCtx(model, d), thinks: d.Capabilities.Thinking, temperature: 0, numPredict: dispatchNumPredict,
+		keepAlive: cmp.Or(a.using(ctx).cfg.KeepAlive, dispatchKeepAlive), format: json.RawMessage(`"json"`), limit: 16 << 10, retry: true})
 }
 
 // fallbackDispatch is the classification used when there is none: mixed

@@ -8,26 +8,27 @@ import (
 	"github.com/olly-agent/olly/internal/session"
 )
 
-// modelDetails returns what the server says about model, asking once per
-// model for the life of the agent: capabilities and trained context do not
-// change while a model stays installed.
+// modelDetails returns what the server of ctx's turn (setup.go) says
+// about model, asking once per model and server: capabilities and trained
+// context do not change while a model stays installed.
 func (a *Agent) modelDetails(ctx context.Context, model string) (*llm.ModelDetails, error) {
-	a.mu.Lock()
-	d := a.models[model]
-	a.mu.Unlock()
+	set := a.using(ctx)
+	set.mu.Lock()
+	d := set.models[model]
+	set.mu.Unlock()
 	if d != nil {
 		return d, nil
 	}
-	d, err := a.provider.ShowModel(ctx, model)
+	d, err := set.provider.ShowModel(ctx, model)
 	if err != nil {
 		return nil, err
 	}
 	if d.Capabilities.Embedding && !d.Capabilities.Chat && d.Capabilities.Known {
 		return nil, fmt.Errorf("model %q is an embedding model and cannot chat; choose a chat model with `olly config set agentMode.model <name>` (see `olly models`)", model)
 	}
-	a.mu.Lock()
-	a.models[model] = d
-	a.mu.Unlock()
+	set.mu.Lock()
+	set.models[model] = d
+	set.mu.Unlock()
 	return d, nil
 }
 
@@ -57,8 +58,8 @@ func (c Config) think(d *llm.ModelDetails) *llm.Think {
 // toolsRefused handles a request the server refused because the model
 // cannot take tools — Ollama's "… does not support tools", met where
 // capabilities were guessed (an OpenAI-compatible endpoint that does not
-// report them). The model is marked as without tools for the life of the
-// agent and this run switches to text tool calls: the system prompt is
+// report them). The model is marked as without tools while the agent talks to
+// this server, and this run switches to text tool calls: the system prompt is
 // rendered again with the call format and the tool descriptions. It
 // reports true when the caller should send the request again.
 func (r *run) toolsRefused(ctx context.Context, res *streamResult) bool {
@@ -74,22 +75,22 @@ func (r *run) toolsRefused(ctx context.Context, res *streamResult) bool {
 		r.system = system
 		return false
 	}
-	r.a.markNoTools(r.model)
+	r.set.markNoTools(r.model)
 	r.cs.textTools = estimateTools(nil, r.req.specs)
 	r.warnTextTools(ctx)
 	res.err = nil
 	return true
 }
 
-// markNoTools records that model cannot take tools: later turns start
-// with text tool calls.
-func (a *Agent) markNoTools(model string) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if d := a.models[model]; d != nil {
+// markNoTools records that model cannot take tools: later turns on this
+// server start with text tool calls.
+func (s *setup) markNoTools(model string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d := s.models[model]; d != nil {
 		c := *d
 		c.Capabilities.Tools = false
-		a.models[model] = &c
+		s.models[model] = &c
 	}
 }
 

@@ -39,7 +39,7 @@ type oneShot struct {
 func (a *Agent) ask(ctx context.Context, q oneShot) (string, error) {
 	keep := q.keepAlive
 	if keep == "" {
-		keep = a.cfg.KeepAlive
+		keep = a.using(ctx).cfg.KeepAlive
 	}
 	req := &llm.ChatRequest{Model: q.model, Format: q.format, KeepAlive: keep, Truncate: llm.Ptr(false),
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: strings.TrimSpace(q.system)}, {Role: llm.RoleUser, Content: strings.TrimSpace(q.user)}},
@@ -65,7 +65,7 @@ func (a *Agent) ask(ctx context.Context, q oneShot) (string, error) {
 // answer followed by endless blank lines is typical) gives the text that
 // arrived, if any.
 func (a *Agent) complete(ctx context.Context, req *llm.ChatRequest, limit int) (string, error) {
-	stream, err := a.provider.Chat(ctx, req)
+	stream, err := a.using(ctx).provider.Chat(ctx, req)
 	if err != nil {
 		return "", err
 	}

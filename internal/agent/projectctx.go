@@ -83,7 +83,7 @@ func (a *Agent) projectContext(ctx context.Context, session string, ws *workspac
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.done {
-		e.text = buildProjectContext(ctx, ws, a.cfg.ProjectContextBytes)
+		e.text = buildProjectContext(ctx, ws, a.using(ctx).cfg.ProjectContextBytes)
 		e.done = ctx.Err() == nil
 	}
 	return e.text

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"text/template"
 
 	"github.com/olly-agent/olly/internal/event"
@@ -56,22 +57,22 @@ type Deps struct {
 // Agent runs agent-mode turns. It is safe for concurrent use by several
 // sessions.
 type Agent struct {
-	provider llm.Provider
-	tools    *tools.Registry
-	cfg      Config
-	toolEnv  func(ctx context.Context, t *session.Turn) (tools.Env, error)
-	diag     Diagnostics
-	clock    Clock
-	goos     string
-	shell    string
-	prompts  *template.Template
-	project  projectCache // project context per session (projectctx.go)
-	log      *slog.Logger // compaction and memory problems (compact_state.go)
-	vision   VisionModels
-	hooksOf  func(t *session.Turn) any
+	// set is the model server and the settings turns start with
+	// (setup.go); Reconfigure replaces it.
+	set     atomic.Pointer[setup]
+	tools   *tools.Registry
+	toolEnv func(ctx context.Context, t *session.Turn) (tools.Env, error)
+	diag    Diagnostics
+	clock   Clock
+	goos    string
+	shell   string
+	prompts *template.Template
+	project projectCache // project context per session (projectctx.go)
+	log     *slog.Logger // compaction and memory problems (compact_state.go)
+	vision  VisionModels
+	hooksOf func(t *session.Turn) any
 
 	mu     sync.Mutex
-	models map[string]*llm.ModelDetails
 	warned map[string]bool // session+model pairs told about text tool calls
 	// ratios are the token-estimate calibrations learned per model
 	// (server count / estimate), so a turn starts calibrated.
@@ -103,9 +104,10 @@ func New(d Deps) (*Agent, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Agent{provider: d.Provider, tools: d.Tools, cfg: d.Config.withDefaults(), toolEnv: d.ToolEnv,
+	a := &Agent{tools: d.Tools, toolEnv: d.ToolEnv,
 		diag: d.Diagnostics, clock: d.Clock, goos: d.GOOS, shell: d.Shell, prompts: prompts, log: d.Log, vision: d.VisionModels, hooksOf: d.Hooks,
-		models: map[string]*llm.ModelDetails{}, warned: map[string]bool{}}
+		warned: map[string]bool{}}
+	a.set.Store(newSetup(d.Provider, d.Config))
 	if a.clock == nil {
 		a.clock = realClock{}
 	}
@@ -119,7 +121,8 @@ func New(d Deps) (*Agent, error) {
 type run struct {
 	a   *Agent
 	t   *session.Turn
-	cfg Config
+	set *setup // the server and settings the turn started with (setup.go)
+	cfg Config // the turn's copy of set.cfg, with its mode's settings
 
 	model   string
 	user    event.UserMessage
@@ -174,8 +177,9 @@ func (a *Agent) newRun(ctx context.Context, t *session.Turn) (*run, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{a: a, t: t, cfg: a.cfg}
-	r.model = r.cfg.forMode(m.name, t.Input.Model, cmp.Or(t.Model, a.cfg.Model)) // chatMode.*, planMode.*
+	set := a.using(ctx)
+	r := &run{a: a, t: t, set: set, cfg: set.cfg}
+	r.model = r.cfg.forMode(m.name, t.Input.Model, cmp.Or(t.Model, set.cfg.Model)) // chatMode.*, planMode.*
 	if r.model == "" {
 		return nil, errors.New("no model is configured: set one with `olly config set agentMode.model <name>` or pass --model (`olly models` lists them)")
 	}
@@ -239,7 +243,7 @@ func (r *run) begin(ctx context.Context) bool {
 	}
 	// A server that reports no capabilities (OpenAI-compatible, not
 	// Ollama) gets the images: it answers for itself.
-	r.cs.numCtx, r.cs.maxTokens, r.req.think = r.cfg.numCtx(r.model, d), r.cfg.MaxTokens, r.a.thinkFor(r.t.SessionID, d) // thinking.go
+	r.cs.numCtx, r.cs.maxTokens, r.req.think = r.cfg.numCtx(r.model, d), r.cfg.MaxTokens, r.a.thinkFor(r.set, r.t.SessionID, d) // thinking.go
 	r.req.vision = d.Capabilities.Vision || !d.Capabilities.Known
 	if hasImages(r.user) && !r.req.vision {
 		// The prompt stays in the log and the prompt history.
@@ -296,7 +300,7 @@ func (r *run) emit(ctx context.Context, p event.Payload) error {
 // refused tools (model.go: text tool calls from now on) or the prompt did
 // not fit after all (request.go: compacted, once).
 func (r *run) stream(ctx context.Context) *streamResult {
-	s := &streamer{provider: r.a.provider, clock: r.a.clock, emit: r.emit, iter: r.iter, known: r.offered,
+	s := &streamer{provider: r.set.provider, clock: r.a.clock, emit: r.emit, iter: r.iter, known: r.offered,
 		text: func() (toolcall.Format, map[string]map[string]string) { return r.req.textDialect(), r.req.params }}
 	ctx = r.withRetryHooks(ctx) // retry.go: retries become model_retry events
 	res := s.send(ctx, func() *llm.ChatRequest { return r.req.prepare(ctx, r.iter) },

@@ -112,7 +112,7 @@ func (a *Agent) newSubRun(ctx context.Context, parent *run, group string, m mode
 	f := &subEmitter{parent: parent, group: group}
 	t := session.NewTurn(parent.t.SessionID, parent.t.Number, parent.t.Workspace, in, nil, f.emit)
 	t.ExplorerModel = parent.t.ExplorerModel
-	r := &run{a: a, t: t, cfg: a.cfg, model: model}
+	r := &run{a: a, t: t, set: parent.set, cfg: parent.set.cfg, model: model}
 	r.depth, r.idBase, r.hint = parent.depth+1, group, req.ContextHint
 	r.user, r.attachWarnings = attacher{ws: t.Workspace, maxBytes: r.cfg.MaxAttachmentBytes}.userMessage(in)
 	r.gates = gates{diag: parent.gates.diag}

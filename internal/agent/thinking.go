@@ -37,7 +37,7 @@ func (a *Agent) ThinkingLevel(id string) string {
 	if lvl != "" {
 		return lvl
 	}
-	if a.cfg.EnableThinking {
+	if a.current().cfg.EnableThinking {
 		return ThinkMedium
 	}
 	return ThinkOff
@@ -71,7 +71,7 @@ func (a *Agent) ModelThinkingLevels(ctx context.Context, model string) ([]string
 	if !d.Capabilities.Thinking {
 		return nil, nil
 	}
-	if a.levelsReachModel(d) {
+	if a.using(ctx).levelsReachModel(d) {
 		return []string{ThinkOff, ThinkLow, ThinkMedium, ThinkHigh}, nil
 	}
 	return []string{ThinkOff, ThinkMedium}, nil
@@ -101,8 +101,8 @@ func (a *Agent) CycleThinkingLevel(ctx context.Context, id, model string) (strin
 func rank(level string) int { return slices.Index(ThinkingLevels(), level) }
 
 // levelsReachModel: the request can carry a level for this model.
-func (a *Agent) levelsReachModel(d *llm.ModelDetails) bool {
-	if a.provider.Dialect() != "ollama" {
+func (s *setup) levelsReachModel(d *llm.ModelDetails) bool {
+	if s.provider.Dialect() != "ollama" {
 		return true // reasoning_effort
 	}
 	return takesThinkLevels(d)
@@ -118,21 +118,21 @@ func takesThinkLevels(d *llm.ModelDetails) bool {
 // thinkFor is what a turn of session id asks of model d: the settings'
 // switch (agent.enableThinking) until a frontend set a level, then the
 // level as the model takes it.
-func (a *Agent) thinkFor(id string, d *llm.ModelDetails) *llm.Think {
+func (a *Agent) thinkFor(set *setup, id string, d *llm.ModelDetails) *llm.Think {
 	a.mu.Lock()
 	lvl := a.thinking[id]
 	a.mu.Unlock()
 	if lvl == "" || !d.Capabilities.Thinking {
-		return a.cfg.think(d)
+		return set.cfg.think(d)
 	}
 	if lvl == ThinkOff {
 		return &llm.Think{Enabled: false}
 	}
-	if !a.levelsReachModel(d) {
+	if !set.levelsReachModel(d) {
 		return &llm.Think{Enabled: true}
 	}
 	effort := lvl
-	if a.provider.Dialect() == "ollama" || lvl == ThinkXHigh {
+	if set.provider.Dialect() == "ollama" || lvl == ThinkXHigh {
 		// Ollama's levels are low, medium and high; xhigh is no
 		// server's.
 		switch lvl {

@@ -69,12 +69,13 @@ func NewTitleGenerator(a *Agent, cfg TitleConfig) *TitleGenerator {
 // one line, at most 60 characters); an answer with nothing left is an
 // error.
 func (g *TitleGenerator) GenerateTitle(ctx context.Context, prompt, sessionModel string) (string, error) {
+	ctx, set := g.a.pin(ctx) // setup.go: one server for the whole title
 	var model string
 	switch g.cfg.Mode {
 	case TitlesCurrentModel:
 		model = sessionModel
 		if model == "" {
-			model = g.a.cfg.Model
+			model = set.cfg.Model
 		}
 	case TitlesSelectModel:
 		model = g.cfg.Model
@@ -92,7 +93,7 @@ func (g *TitleGenerator) GenerateTitle(ctx context.Context, prompt, sessionModel
 		return "", fmt.Errorf("title model %s: %w", model, err)
 	}
 	text, err := g.a.ask(ctx, oneShot{model: model, system: titlesPrompt, user: preview(prompt, titlePromptRunes),
-		numCtx: g.a.cfg.numCtx(model, d), thinks: d.Capabilities.Thinking, temperature: 0.2, numPredict: titleMaxTokens, retry: true})
+		numCtx: set.cfg.numCtx(model, d), thinks: d.Capabilities.Thinking, temperature: 0.2, numPredict: titleMaxTokens, retry: true})
 	if err != nil {
 		return "", fmt.Errorf("title model %s: %w", model, err)
 	}

@@ -9,12 +9,14 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/olly-agent/olly/internal/agent"
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/config"
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/sandbox"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
@@ -30,6 +32,10 @@ type Options struct {
 	Store *store.Store
 	// Provider is the model server; nil builds one from the settings.
 	Provider llm.Provider
+	// NewProvider builds the model-server clients of settings with a
+	// retry policy: at the start when Provider is nil, and when the
+	// connection settings change (Reconfigure); nil: NewProviderWithRetry.
+	NewProvider func(cfg *config.Config, retry llm.RetryPolicy) (llm.Provider, error)
 	// Approvals is the policy of sessions that set none (print mode sets
 	// Unattended and Yes from the terminal and --yes).
 	Approvals approval.Policy
@@ -44,8 +50,12 @@ type Options struct {
 
 // App holds olly's services, built once per process.
 type App struct {
-	Config    *config.Config
-	Log       *slog.Logger
+	// Config are the settings olly started with; Settings are those in
+	// use (Reconfigure).
+	Config *config.Config
+	Log    *slog.Logger
+	// Provider is the model server of the current settings (it follows
+	// Reconfigure).
 	Provider  llm.Provider
 	Store     *store.Store
 	Sessions  *session.Service
@@ -70,6 +80,16 @@ type App struct {
 	spaces spaces
 	// trust is what this process remembers of project trust (trust.go).
 	trust trustState
+
+	// What a settings change replaces (reconfigure.go): the settings in
+	// use, the model-server clients, the title writer, the frontends'
+	// model catalog.
+	reconfigMu   sync.Mutex
+	settings     atomic.Pointer[config.Config]
+	live         liveProvider
+	titles       liveTitles
+	catalog      *models.Catalog
+	makeProvider func(cfg *config.Config, retry llm.RetryPolicy) (llm.Provider, error)
 }
 
 // New builds the services from the settings.
@@ -77,8 +97,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if opts.Config == nil || opts.Store == nil {
 		return nil, errors.New("app: settings and store are required")
 	}
-	a := &App{Config: opts.Config, Log: opts.Log, Provider: opts.Provider, Store: opts.Store, policy: opts.Approvals,
+	a := &App{Config: opts.Config, Log: opts.Log, Store: opts.Store, policy: opts.Approvals, makeProvider: opts.NewProvider,
 		now: time.Now, Sandbox: opts.Sandbox, Files: workspace.NewFileIndex(workspace.FileIndexOptions{})}
+	a.settings.Store(opts.Config)
 	if a.Sandbox == nil {
 		a.Sandbox = sandbox.New("")
 		// The .git probe's answer is remembered in the state folder
@@ -93,12 +114,8 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if a.Log == nil {
 		a.Log = discard()
 	}
-	if a.Provider == nil {
-		p, err := NewProvider(a.Config)
-		if err != nil {
-			return nil, err
-		}
-		a.Provider = p
+	if err := a.startClients(opts.Provider); err != nil {
+		return nil, err
 	}
 	a.Approvals = approval.NewManager(approval.Options{Default: a.policy})
 	// agent.maxActiveSessions: sessions generating at once, counted across
@@ -117,16 +134,11 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	if a.Tools, err = tools.NewRegistry(append(registered, tools.Subagent{})...); err != nil {
 		return nil, err
 	}
-	agentCfg := agent.ConfigFrom(&a.Config.Settings)
-	agentCfg.ContextCap = a.contextCap // per-model num_ctx caps (`olly models`) win over agent.maxContextWindow
-	// Each session's scratch directory for throwaway files lives under the
-	// state directory and is deleted when its turn ends.
-	agentCfg.ScratchDir = filepath.Join(a.Config.Paths().StateDir, "scratch")
-	agentCfg.UserConfigDir = a.Config.Paths().ConfigDir // the person's AGENTS.md and skills
+	turns, _ := a.live.clients()
 	a.Agent, err = agent.New(agent.Deps{
-		Provider: a.Provider,
+		Provider: turns,
 		Tools:    a.Tools,
-		Config:   agentCfg,
+		Config:   a.agentConfig(a.Config),
 		ToolEnv:  a.toolEnv,
 		Shell:    "bash",
 		Log:      a.Log,
@@ -139,9 +151,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 	}
 	// Model-written titles (agent.sessionTitleGeneration) run in the
 	// session service's background; Close waits for them.
-	titles := agent.NewTitleGenerator(a.Agent, agent.TitleConfigFrom(&a.Config.Settings))
+	a.titles.set(agent.NewTitleGenerator(a.Agent, agent.TitleConfigFrom(&a.Config.Settings)))
 	a.extraRoots = append(slices.Clone(a.Config.Workspace.ExtraRoots), opts.ExtraRoots...)
-	a.Sessions, err = session.New(session.Deps{Store: a.Store, Runner: a.Agent, Titles: titles, Log: a.Log,
+	a.Sessions, err = session.New(session.Deps{Store: a.Store, Runner: a.Agent, Titles: &a.titles, Log: a.Log,
 		Prompts:       mcpPrompts{a},
 		UserConfigDir: a.Config.Paths().ConfigDir, // custom commands and skills
 		OpenWorkspace: a.openWorkspace})
@@ -171,15 +183,16 @@ func (a *App) toolEnv(ctx context.Context, t *session.Turn) (tools.Env, error) {
 		return tools.Env{}, err
 	}
 	run := sp.checkpoints.Begin(t.SessionID, t.Number)
-	if a.Config.Agent.AutoCreateBranch {
+	cfg := a.Settings() // Reconfigure may have changed them since the start
+	if cfg.Agent.AutoCreateBranch {
 		a.branchOnFirstWrite(run, t, t.Workspace.Primary().Path)
 	}
 	env := tools.Env{
 		Approver:         a.Approvals,
 		Shell:            sp.shells.Session(t.SessionID),
 		ArtifactDir:      sp.shells.ArtifactDir(),
-		ToolTimeout:      a.Config.Agent.ToolTimeout,
-		FileRules:        a.Config.Agent.SensitiveFilePatterns,
+		ToolTimeout:      cfg.Agent.ToolTimeout,
+		FileRules:        cfg.Agent.SensitiveFilePatterns,
 		SessionFileRules: sessionRules,
 		Snapshots:        run,
 		Diagnostics:      diagnostics{sp.lsp},

@@ -17,7 +17,6 @@ import (
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/export"
-	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
@@ -101,7 +100,7 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 	cfg, dir, logger, st, provider := d.cfg, d.workspace, d.log, d.store, d.provider
 	// The client answers approvals; --yes approves up to high by itself.
 	policy := approval.Policy{AutoApproveCommands: popts.Yes, AutoApproveSensitiveEdits: popts.Yes}
-	a, err := app.New(ctx, app.Options{Config: cfg, Store: st, Provider: provider, Log: logger, Approvals: policy, ExtraRoots: d.addDirs})
+	a, err := app.New(ctx, app.Options{Config: cfg, Store: st, Provider: provider, NewProvider: f.appProviders(), Log: logger, Approvals: policy, ExtraRoots: d.addDirs})
 	if err != nil {
 		return err
 	}
@@ -133,7 +132,7 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 
 	o := protocolOptions(a, catalog, emb, logger)
 	o.In, o.Out, o.SessionID, o.Events, o.Warnings = f.IO.In, f.IO.Out, sess.ID, opts.Events, warnings
-	o.Settings = f.settingsService(st)
+	o.Settings = f.settingsService(st, a)
 	return rpc.Serve(runCtx, o)
 }
 
@@ -143,7 +142,10 @@ func protocolOptions(a *app.App, catalog *models.Catalog, emb *store.Embedder, l
 	cfg := a.Config
 	return rpc.Options{
 		Sessions: a.Sessions, Approvals: a.Approvals, Store: a.Store, Version: version(),
-		Provider: cfg.Provider, BaseURL: cfg.BaseURL, Thinking: cfg.Agent.EnableThinking, MaxTokens: cfg.AgentMode.MaxTokens,
+		Server: func() rpc.ModelServer {
+			cfg := a.Settings() // the settings page may have changed them (app.App.Reconfigure)
+			return rpc.ModelServer{Provider: cfg.Provider, BaseURL: cfg.BaseURL, Thinking: cfg.Agent.EnableThinking, MaxTokens: cfg.AgentMode.MaxTokens}
+		},
 		Log:    logger,
 		Models: catalog, Checkpoints: a.Checkpoints, SetAutoApprove: a.SetAutoApprove, Embedder: emb, AutoCompaction: a.Agent, AutoRetry: a.Agent, Levels: a.Agent,
 		RunCommand: func(ctx context.Context, id, command string) (*rpcproto.BashResult, error) {
@@ -204,11 +206,5 @@ func bashResult(command string, res *session.TurnResult) *rpcproto.BashResult {
 // asked once, without retries: a server that is down is reported at once,
 // not after seven seconds of retries, and the person may ask again.
 // Listings fill the models table, so disabled models are never offered.
-func frontendCatalog(a *app.App) *models.Catalog {
-	catalog := models.NewCatalog(a.Provider)
-	if p, err := app.NewProviderWithRetry(a.Config, llm.RetryPolicy{}); err == nil {
-		catalog = models.NewCatalog(p)
-	}
-	catalog.WithCache(a.Store)
-	return catalog
-}
+// It follows the settings page's connection changes (app.App.Catalog).
+func frontendCatalog(a *app.App) *models.Catalog { return a.Catalog() }

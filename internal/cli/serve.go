@@ -81,7 +81,7 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 	}
 	defer d.closeLog()
 	cfg, dir, logger := d.cfg, d.workspace, d.log
-	a, err := app.New(ctx, app.Options{Config: cfg, Store: d.store, Provider: d.provider, Log: logger, Approvals: approval.Policy{}, ExtraRoots: d.addDirs})
+	a, err := app.New(ctx, app.Options{Config: cfg, Store: d.store, Provider: d.provider, NewProvider: f.appProviders(), Log: logger, Approvals: approval.Policy{}, ExtraRoots: d.addDirs})
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 		}
 	}()
 	popts := protocolOptions(a, catalog, emb, logger)
-	popts.Settings = f.settingsService(d.store)
+	popts.Settings = f.settingsService(d.store, a)
 	srv, err := web.New(web.Options{
 		RPC: popts, Workspace: dir, Token: opts.Token, Log: logger,
 		NewSession: func(ctx context.Context) (*store.Session, []string, error) {
@@ -132,7 +132,7 @@ func newSession(ctx context.Context, a *app.App, catalog *models.Catalog, dir st
 	pickCtx, cancel := context.WithTimeout(ctx, modelPickTimeout)
 	defer cancel()
 	var warnings []string
-	model := a.Config.AgentMode.Model
+	model := a.Settings().AgentMode.Model
 	choice, err := catalog.PickAgent(pickCtx, model)
 	switch {
 	case err != nil:

@@ -22,11 +22,13 @@ import (
 // connections at once.
 const showConcurrency = 4
 
-// Catalog lists models and caches their details for its lifetime.
+// Catalog lists models and caches their details for as long as it talks
+// to one server (SetProvider starts afresh).
 type Catalog struct {
-	p       llm.Provider
-	cache   Cache
+	cache Cache
+	// mu guards p and details, which SetProvider replaces together.
 	mu      sync.Mutex
+	p       llm.Provider
 	details map[string]*llm.ModelDetails
 }
 
@@ -71,20 +73,38 @@ type Model struct {
 	Dialect toolcall.Format `json:"dialect,omitempty"`
 }
 
+// SetProvider points the catalog at another server (the settings page
+// changed the connection): what it cached of the previous one is
+// forgotten, and a question in flight to the previous server does not
+// fill the new cache.
+func (c *Catalog) SetProvider(p llm.Provider) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.p, c.details = p, map[string]*llm.ModelDetails{}
+}
+
+// server is the provider with the cache of its answers.
+func (c *Catalog) server() (llm.Provider, map[string]*llm.ModelDetails) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.p, c.details
+}
+
 // Details returns what the server says about one model, cached.
 func (c *Catalog) Details(ctx context.Context, name string) (*llm.ModelDetails, error) {
+	p, details := c.server()
 	c.mu.Lock()
-	d, ok := c.details[name]
+	d, ok := details[name]
 	c.mu.Unlock()
 	if ok {
 		return d, nil
 	}
-	d, err := c.p.ShowModel(ctx, name)
+	d, err := p.ShowModel(ctx, name)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
-	c.details[name] = d
+	details[name] = d
 	c.mu.Unlock()
 	return d, nil
 }
@@ -157,12 +177,13 @@ func cacheInfos(list []Model) []store.ModelInfo {
 
 // fetch lists the server's models with their details.
 func (c *Catalog) fetch(ctx context.Context) ([]Model, error) {
-	infos, err := c.p.ListModels(ctx)
+	p, _ := c.server()
+	infos, err := p.ListModels(ctx)
 	if err != nil {
 		return nil, err
 	}
 	running := map[string]bool{}
-	if rs, err := c.p.RunningModels(ctx); err == nil {
+	if rs, err := p.RunningModels(ctx); err == nil {
 		for _, r := range rs {
 			running[r.Name] = true
 		}
@@ -264,7 +285,7 @@ func (c *Catalog) PickAgent(ctx context.Context, configured string) (Choice, err
 		}
 	}
 	if len(candidates) == 0 {
-		return Choice{}, &ErrNoToolModel{Dialect: c.p.Dialect(), Installed: names}
+		return Choice{}, &ErrNoToolModel{Dialect: c.dialect(), Installed: names}
 	}
 	sort.SliceStable(candidates, func(i, j int) bool { return rank(candidates[i]) < rank(candidates[j]) })
 	best := candidates[0]
@@ -288,4 +309,10 @@ func rank(m Model) int {
 		return 1
 	}
 	return 2
+}
+
+// dialect is the wire format of the catalog's server.
+func (c *Catalog) dialect() string {
+	p, _ := c.server()
+	return p.Dialect()
 }

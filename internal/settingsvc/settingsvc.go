@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +32,14 @@ type Service struct {
 	// Models is the model cache and the person's per-model settings
 	// (*store.Store).
 	Models ModelStore
+	// Apply hands the settings just written to the running olly
+	// (app.App.Reconfigure) and reports which changed keys it applies
+	// from the next turn and which it reads only when it starts; nil:
+	// every change applies after a restart.
+	Apply func(ctx context.Context, cfg *config.Config) (applied, restart []string, err error)
+	// Live reports whether the running olly applies a change of key from
+	// its next turn (app.LiveSetting); nil: no key is.
+	Live func(key string) bool
 }
 
 // connectTimeout bounds test_connection.
@@ -45,9 +54,16 @@ func (s *Service) Settings(_ context.Context) (*rpcproto.SettingsResult, error) 
 	p := cfg.Paths()
 	out := &rpcproto.SettingsResult{GlobalFile: p.GlobalFile, ProjectFile: p.ProjectFile, Warnings: cfg.Warnings()}
 	for _, en := range cfg.Entries() {
-		out.Settings = append(out.Settings, wireSetting(en))
+		out.Settings = append(out.Settings, s.wireSetting(en))
 	}
 	return out, nil
+}
+
+// wireSetting is wireSetting with whether a change needs a restart.
+func (s *Service) wireSetting(en config.Entry) rpcproto.Setting {
+	st := wireSetting(en)
+	st.Restart = s.Live == nil || !s.Live(en.Key)
+	return st
 }
 
 // wireSetting is one entry with a secret's value left out.
@@ -68,7 +84,7 @@ func wireSetting(en config.Entry) rpcproto.Setting {
 
 // Set writes one key into the global or the project file, checked as
 // loading checks it, and reports what olly now uses.
-func (s *Service) Set(_ context.Context, req rpcproto.SetSettingRequest) (*rpcproto.SetSettingResult, error) {
+func (s *Service) Set(ctx context.Context, req rpcproto.SetSettingRequest) (*rpcproto.SetSettingResult, error) {
 	key := strings.TrimSpace(req.Key)
 	if err := config.CheckKey(key); err != nil && !req.Unset {
 		return nil, err
@@ -105,12 +121,39 @@ func (s *Service) Set(_ context.Context, req rpcproto.SetSettingRequest) (*rpcpr
 	if !ok {
 		return res, nil
 	}
-	res.Setting = wireSetting(en)
-	res.Note = "olly reads its settings when it starts: restart it (olly serve, olly --mode rpc) for the running one to use this"
+	res.Setting = s.wireSetting(en)
 	if src := en.Source; src.Kind != config.FromDefault && (src.Kind != config.FromFile || src.Name != file) {
-		res.Note = fmt.Sprintf("%s comes from %s, which overrides %s", key, src, file)
+		res.Applies, res.Note = rpcproto.AppliesOverridden, fmt.Sprintf("%s comes from %s, which overrides %s", key, src, file)
+		return res, nil
 	}
+	res.Applies, res.Note = s.apply(ctx, key, after)
 	return res, nil
+}
+
+// restartNote is what a change the running olly reads only at its start
+// says.
+const restartNote = "olly reads %s when it starts: restart it (olly serve, olly --mode rpc) for the running one to use the new value"
+
+// apply hands the reloaded settings to the running olly and says when key
+// takes effect there.
+func (s *Service) apply(ctx context.Context, key string, after *config.Config) (applies, note string) {
+	if s.Apply == nil {
+		return rpcproto.AppliesRestart, fmt.Sprintf(restartNote, key)
+	}
+	applied, restart, err := s.Apply(ctx, after)
+	switch {
+	case err != nil:
+		return rpcproto.AppliesRestart, fmt.Sprintf("written, but the running olly could not use it and keeps the previous settings until it restarts: %v", err)
+	case slices.Contains(applied, key):
+		note = "applies from the next turn; a turn in progress finishes with the previous value"
+		if key == "agentMode.model" {
+			note += "; a session that has a model of its own keeps it (set_model changes it)"
+		}
+		return rpcproto.AppliesNextTurn, note
+	case slices.Contains(restart, key):
+		return rpcproto.AppliesRestart, fmt.Sprintf(restartNote, key)
+	}
+	return rpcproto.AppliesUnchanged, "the running olly already uses this value"
 }
 
 // TestConnection asks the model server the settings (or the request's

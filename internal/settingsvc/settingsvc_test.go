@@ -2,6 +2,7 @@ package settingsvc
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -241,5 +242,70 @@ func TestTestConnectionKeepsTheTokenAtHome(t *testing.T) {
 	res, err = f.svc.TestConnection(ctx, rpcproto.TestConnectionRequest{BaseURL: other.URL(), APIKey: "tok-abcdefgh"})
 	if err != nil || !res.OK {
 		t.Errorf("another address with its own token: %+v, %v", res, err)
+	}
+}
+
+// TestSetSettingSaysWhenItApplies: the running olly (Apply) is handed the
+// reloaded settings after each write, and the result says whether the key
+// applies from the next turn, after a restart, or not at all.
+func TestSetSettingSaysWhenItApplies(t *testing.T) {
+	f := newFixture(t, "baseUrl: SERVER\n")
+	ctx := context.Background()
+	var handed []*config.Config
+	var failWith error
+	var applied, restart []string // what the running olly answers
+	f.svc.Live = func(key string) bool { return key == "agent.maxIterations" }
+	f.svc.Apply = func(_ context.Context, cfg *config.Config) ([]string, []string, error) {
+		handed = append(handed, cfg)
+		return applied, restart, failWith
+	}
+	storage := filepath.Join(f.home, "db")
+	for _, c := range []struct {
+		req               rpcproto.SetSettingRequest
+		applied, restart  []string
+		fail              error
+		applies, noteHas  string
+		restartInListings bool
+	}{
+		{req: rpcproto.SetSettingRequest{Key: "agent.maxIterations", Value: "9"}, applied: []string{"agent.maxIterations"}, applies: rpcproto.AppliesNextTurn, noteHas: "next turn"},
+		{req: rpcproto.SetSettingRequest{Key: "storagePath", Value: storage}, restart: []string{"storagePath"}, applies: rpcproto.AppliesRestart, noteHas: "restart", restartInListings: true},
+		{req: rpcproto.SetSettingRequest{Key: "agent.maxIterations", Value: "11"}, fail: errors.New("no client"), applies: rpcproto.AppliesRestart, noteHas: "no client"},
+		{req: rpcproto.SetSettingRequest{Key: "agent.keepAlive", Value: "5m"}, applies: rpcproto.AppliesUnchanged, noteHas: "already", restartInListings: true},
+	} {
+		failWith, applied, restart = c.fail, c.applied, c.restart
+		before := len(handed)
+		res, err := f.svc.Set(ctx, c.req)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.req, err)
+		}
+		if len(handed) != before+1 || handed[len(handed)-1].Entries() == nil {
+			t.Errorf("%+v: the running olly was not handed the settings", c.req)
+		} else if en, _ := handed[len(handed)-1].Entry(c.req.Key); en.Text() != c.req.Value {
+			t.Errorf("%+v: the running olly was handed %s = %q, not the value written", c.req, c.req.Key, en.Text())
+		}
+		if res.Applies != c.applies || !strings.Contains(res.Note, c.noteHas) {
+			t.Errorf("%+v: applies %q, note %q; want %q and a note with %q", c.req, res.Applies, res.Note, c.applies, c.noteHas)
+		}
+		if res.Setting.Restart != c.restartInListings {
+			t.Errorf("%+v: setting.restart = %v", c.req, res.Setting.Restart)
+		}
+	}
+	// A value a later layer overrides changes nothing in the running olly.
+	f.environ = append(f.environ, "OLLY_AGENT_MAX_ITERATIONS=3")
+	res, err := f.svc.Set(ctx, rpcproto.SetSettingRequest{Key: "agent.maxIterations", Value: "12"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Applies != rpcproto.AppliesOverridden || !strings.Contains(res.Note, "OLLY_AGENT_MAX_ITERATIONS") {
+		t.Errorf("overridden: %+v", res)
+	}
+	// Without a running olly to hand it to, every change needs a restart.
+	f.svc.Apply, f.svc.Live = nil, nil
+	res, err = f.svc.Set(ctx, rpcproto.SetSettingRequest{Key: "agent.keepAlive", Value: "10m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Applies != rpcproto.AppliesRestart || !res.Setting.Restart {
+		t.Errorf("no running olly: %+v", res)
 	}
 }

@@ -77,7 +77,7 @@ func (s *Server) thinkingLevel(id string) string {
 	if s.opts.Levels != nil {
 		return s.opts.Levels.ThinkingLevel(id)
 	}
-	if s.opts.Thinking {
+	if s.server().Thinking {
 		return "medium"
 	}
 	return "off"

@@ -63,7 +63,7 @@ func runGetState(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpc
 		Model: s.sessionModel(ctx, sess.Model), ThinkingLevel: s.thinkingLevel(sess.ID), IsStreaming: s.opts.Sessions.Busy(sess.ID),
 		IsCompacting: compacting, SteeringMode: string(qm.Steering), FollowUpMode: string(qm.FollowUp), InterruptMode: string(qm.Interrupt),
 		SessionID: sess.ID, SessionName: sess.Title, AutoCompactionEnabled: true,
-		MessageCount: len(piMessages(evs, s.opts.Provider)), PendingMessageCount: q.Total(),
+		MessageCount: len(piMessages(evs, s.server().Provider)), PendingMessageCount: q.Total(),
 		Workspace: sess.Workspace, Mode: firstNonEmpty(sess.Mode, string(event.ModeAgent)), Status: string(sess.Status),
 		AutoApprove:      s.autoApprove(sess),
 		PendingApprovals: s.opts.Approvals.Pending(sess.ID), Queue: wireQueue(q), LastSeq: last, Events: s.opts.Events,
@@ -109,13 +109,14 @@ func (s *Server) sessionModel(ctx context.Context, name string) *rpcproto.PiMode
 
 // piModel describes a model as pi does.
 func (s *Server) piModel(d llm.ModelDetails, running bool) rpcproto.PiModel {
-	provider, api := piProvider(s.opts.Provider)
+	srv := s.server()
+	provider, api := piProvider(srv.Provider)
 	input := []string{"text"}
 	if d.Capabilities.Vision {
 		input = append(input, "image")
 	}
-	return rpcproto.PiModel{ID: d.Name, Name: d.Name, API: api, Provider: provider, BaseURL: s.opts.BaseURL,
-		Reasoning: d.Capabilities.Thinking, Input: input, ContextWindow: d.ContextLength, MaxTokens: s.opts.MaxTokens,
+	return rpcproto.PiModel{ID: d.Name, Name: d.Name, API: api, Provider: provider, BaseURL: srv.BaseURL,
+		Reasoning: d.Capabilities.Thinking, Input: input, ContextWindow: d.ContextLength, MaxTokens: srv.MaxTokens,
 		Tools: d.Capabilities.Tools, Family: d.Family, ParameterSize: d.ParameterSize, Quantization: d.QuantizationLevel, Running: running,
 		Dialect: string(toolcall.TemplateDialect(d.Template))}
 }
@@ -125,7 +126,7 @@ func runGetMessages(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (
 	if err != nil {
 		return rpcproto.MessagesResult{}, err
 	}
-	return rpcproto.MessagesResult{Messages: piMessages(evs, s.opts.Provider)}, nil
+	return rpcproto.MessagesResult{Messages: piMessages(evs, s.server().Provider)}, nil
 }
 
 func runLastText(ctx context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto.TextResult, error) {

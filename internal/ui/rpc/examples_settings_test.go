@@ -31,10 +31,11 @@ func settingsExamples() map[string]example {
 			Settings: []rpcproto.Setting{
 				{Key: "baseUrl", Value: "http://localhost:11434", Source: "default", Type: "string (url)", Default: "http://localhost:11434", Doc: "The model server's address.", UserOnly: true},
 				{Key: "apiKey", Source: "/home/me/.config/olly/config.yaml:3", Type: "string", Doc: "Token sent to the server.", Secret: true, IsSet: true, UserOnly: true},
+				{Key: "storagePath", Source: "default", Type: "string (absPath)", Doc: "Directory for olly's database.", UserOnly: true, Restart: true},
 			}}},
 		"set_setting": {`"req_51"`, rpcproto.SetSettingRequest{Key: "agent.toolTimeout", Value: "2m", Project: true}, &rpcproto.SetSettingResult{Key: "agent.toolTimeout", File: "/home/me/proj/.olly/config.yaml",
 			Setting: rpcproto.Setting{Key: "agent.toolTimeout", Value: "2m", Source: "/home/me/proj/.olly/config.yaml:1", Type: "duration", Default: "30s", Range: "1000–3600000 ms", Doc: "How long a tool may run."},
-			Note:    "olly reads its settings when it starts: restart it (olly serve, olly --mode rpc) for the running one to use this"}},
+			Applies: rpcproto.AppliesNextTurn, Note: "applies from the next turn; a turn in progress finishes with the previous value"}},
 		"test_connection":   {`"req_52"`, rpcproto.TestConnectionRequest{BaseURL: "http://gpu-box:11434"}, &rpcproto.TestConnectionResult{OK: true, BaseURL: "http://gpu-box:11434", Provider: "ollama", Version: "0.12.6", LatencyMs: 4, Models: 7}},
 		"list_models":       {`"req_53"`, rpcproto.Empty{}, &rpcproto.ListModelsResult{Models: []rpcproto.ModelInfo{model}}},
 		"set_model_enabled": {`"req_54"`, rpcproto.SetModelEnabledRequest{Name: "qwen3:8b", Enabled: false}, &rpcproto.ModelResult{Model: disabled}},

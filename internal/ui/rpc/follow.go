@@ -34,7 +34,7 @@ func (s *Server) followSession(id string, afterSeq int64) error {
 	f := &follower{sub: sub, cancel: cancel, done: make(chan struct{})}
 	var pi *piMapper
 	if s.opts.Events != rpcproto.FamilyOlly {
-		pi = newPiMapper(s.opts.Provider, false)
+		pi = newPiMapper(s.server().Provider, false)
 	}
 	go func() {
 		defer close(f.done)

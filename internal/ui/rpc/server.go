@@ -62,13 +62,10 @@ type Options struct {
 	// problems found while starting (the model server is down…).
 	Version  string
 	Warnings []string
-	// Provider ("ollama", "openai") and BaseURL describe the model server
-	// in pi's model objects; Thinking and MaxTokens are the agent's
-	// settings (agent.enableThinking, agentMode.maxTokens).
-	Provider  string
-	BaseURL   string
-	Thinking  bool
-	MaxTokens int
+	// Server describes the model server and the agent's settings in pi's
+	// model objects, as they are now (the settings page may change them
+	// while olly runs); nil: nothing is known.
+	Server func() ModelServer
 	// MaxLine caps an input line (DefaultMaxLine when 0).
 	MaxLine int
 	// Log receives diagnostics; nil discards them.
@@ -129,6 +126,24 @@ type Options struct {
 	// must not stop the turn the others watch); RPC mode does not:
 	// closing stdin stops the work.
 	Work Runner
+}
+
+// ModelServer is what pi's model objects say of the model server:
+// Provider ("ollama", "openai") and BaseURL, with the agent's settings
+// Thinking (agent.enableThinking) and MaxTokens (agentMode.maxTokens).
+type ModelServer struct {
+	Provider  string
+	BaseURL   string
+	Thinking  bool
+	MaxTokens int
+}
+
+// server is Options.Server's answer, or the zero one.
+func (s *Server) server() ModelServer {
+	if s.opts.Server == nil {
+		return ModelServer{}
+	}
+	return s.opts.Server()
 }
 
 // Runner runs work that outlives one connection (*web.Server's turns).

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"github.com/olly-agent/olly/internal/llm/llmtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,7 +66,10 @@ func TestBrowserSettings(t *testing.T) {
 		chromedp.SetValue(`#settings [data-input="approval.mode"]`, "ask"),
 		chromedp.Click(`#settings button[data-save="approval.mode"]`),
 	)
-	toastSays(t, browser, "approval.mode: saved")
+	toastHas(t, browser, "approval.mode: saved", "olly reads approval.mode when it starts: restart it")
+	if !value(t, browser, chromedp.Evaluate[bool](`!!document.querySelector('#settings [data-key="approval.mode"] .srestart')`)) {
+		t.Error("approval.mode, read when olly starts, is not marked as needing a restart")
+	}
 	if b, _ := os.ReadFile(global); !strings.Contains(string(b), "ask") {
 		t.Errorf("the global file lacks approval.mode ask:\n%s", b)
 	}
@@ -81,6 +85,35 @@ func TestBrowserSettings(t *testing.T) {
 	toastSays(t, browser, "agent.sensitiveFilePatterns: saved")
 	if b, _ := os.ReadFile(global); !strings.Contains(string(b), "**/secrets/**") || !strings.Contains(string(b), "**/.env*") {
 		t.Errorf("the global file lacks the new pattern or the old ones:\n%s", b)
+	}
+	settingsServerChange(t, s, browser)
+}
+
+// settingsServerChange points baseUrl at another server: the page says it
+// applies from the next turn, the models tab lists the new server's
+// models, and the running olly talks to it.
+func settingsServerChange(t *testing.T, s *stack, browser context.Context) {
+	t.Helper()
+	other := llmtest.New(t)
+	other.AddModel("elsewhere", llmtest.Caps("completion", "tools"), llmtest.ContextLength(8192))
+	run(t, browser,
+		chromedp.Click(`#settings button[data-tab="connection"]`),
+		chromedp.WaitVisible(`#settings [data-input="baseUrl"]`),
+	)
+	if value(t, browser, chromedp.Evaluate[bool](`!!document.querySelector('#settings [data-key="baseUrl"] .srestart')`)) {
+		t.Error("baseUrl, which applies from the next turn, is marked as needing a restart")
+	}
+	run(t, browser,
+		chromedp.SetValue(`#settings [data-input="baseUrl"]`, other.URL()),
+		chromedp.Click(`#settings button[data-save="baseUrl"]`),
+	)
+	toastHas(t, browser, "baseUrl: saved", "applies from the next turn")
+	run(t, browser,
+		chromedp.Click(`#settings button[data-tab="models"]`),
+		chromedp.WaitVisible(`#settings tr[data-model="elsewhere:latest"]`),
+	)
+	if got := s.app.Provider.BaseURL(); got != other.URL() {
+		t.Errorf("the running olly talks to %s, want %s", got, other.URL())
 	}
 }
 
@@ -112,9 +145,15 @@ func settingsModels(t *testing.T, s *stack, browser context.Context) {
 // message shown when it is another.
 func toastSays(t *testing.T, ctx context.Context, prefix string) {
 	t.Helper()
+	toastHas(t, ctx, prefix, "")
+}
+
+// toastHas is toastSays with words the message must also hold.
+func toastHas(t *testing.T, ctx context.Context, prefix, words string) {
+	t.Helper()
 	run(t, ctx, waitFor(`!document.querySelector("#toast").hidden`))
-	if got := value(t, ctx, chromedp.Text("#toast")); !strings.HasPrefix(got, prefix) {
-		t.Fatalf("the page says %q, want %q…", got, prefix)
+	if got := value(t, ctx, chromedp.Text("#toast")); !strings.HasPrefix(got, prefix) || !strings.Contains(got, words) {
+		t.Fatalf("the page says %q, want %q… with %q", got, prefix, words)
 	}
 	value(t, ctx, chromedp.Evaluate[bool](`document.querySelector("#toast").hidden = true`))
 }

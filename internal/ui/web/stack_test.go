@@ -14,7 +14,6 @@ import (
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
 	"github.com/olly-agent/olly/internal/llm/ollama"
-	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/settingsvc"
 	"github.com/olly-agent/olly/internal/store"
@@ -123,7 +122,7 @@ func newStack(t testing.TB, files map[string]string) *stack {
 	}
 	s.opts = Options{Workspace: s.ws, RPC: rpc.Options{
 		Sessions: s.app.Sessions, Approvals: s.app.Approvals, Store: st, Version: "test",
-		Models: models.NewCatalog(prov), Checkpoints: s.app.Checkpoints, SetAutoApprove: s.app.SetAutoApprove,
+		Models: s.app.Catalog(), Checkpoints: s.app.Checkpoints, SetAutoApprove: s.app.SetAutoApprove,
 		Trust: app.ProtocolTrust{App: s.app},
 		Settings: &settingsvc.Service{
 			Load: func() (*config.Config, error) { return config.Load(loadOpts) },
@@ -131,6 +130,13 @@ func newStack(t testing.TB, files map[string]string) *stack {
 				return app.NewProviderWithRetry(cfg, llm.RetryPolicy{})
 			},
 			Models: st,
+			// As olly serve wires it (internal/cli): a change reaches
+			// the running app.
+			Live: app.LiveSetting,
+			Apply: func(ctx context.Context, cfg *config.Config) ([]string, []string, error) {
+				res, err := s.app.Reconfigure(ctx, cfg)
+				return res.Applied, res.Restart, err
+			},
 		},
 	}}
 	s.start(t, "127.0.0.1:0")

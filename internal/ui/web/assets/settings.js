@@ -98,6 +98,7 @@ export class Settings {
       default:
         body.append(...this.rows(this.data.settings.map((s) => s.key).filter(inTab[tab])));
     }
+    body.append(el("div", "muted snote", "A saved change applies from the next turn (a turn in progress finishes with the old value), except for settings marked “restart to apply”."));
     body.append(el("div", "muted", `Global file: ${this.data.globalFile}` + (this.data.projectFile ? ` · project file: ${this.data.projectFile}` : "")));
   }
 
@@ -164,6 +165,13 @@ export class Settings {
     unset.dataset.unset = s.key;
     unset.title = "Remove the key from the chosen file, so the next layer down applies";
     r.append(input, scope, save, unset, el("span", "muted ssrc", s.source));
+    if (s.restart) {
+      // The running olly reads this key when it starts (get_settings'
+      // restart); the others apply from the next turn.
+      const b = el("span", "badge srestart", "restart to apply");
+      b.title = "olly serve reads this setting when it starts: restart it for a new value to take effect";
+      r.append(b);
+    }
     const doc = el("div", "sdoc muted", s.doc + (s.range ? ` (${s.range})` : "") + (s.userOnly ? " · user-only: not in a project file" : ""));
     r.append(doc);
     return r;
