@@ -122,6 +122,7 @@ var adversarial = map[string]string{
 	"known bare objects":           strings.Repeat(`{"name": "read_file"} `, 1<<13),
 	"escapes, far quote":           `<tool_call>{"name": "write_file", "arguments": {"content": "` + strings.Repeat(`\n`, 1<<17) + `"}}</tool_call>`,
 	"short strings, far backslash": `<tool_call>{"name": "x", "arguments": {"a": [` + strings.Repeat(`"ab", `, 1<<16) + `"\\"]}}</tool_call>`,
+	"triple quotes, almost closed": `<tool_call>{"name": "x", "arguments": {"a": """` + strings.Repeat(`""x`, 1<<16),
 }
 
 // BenchmarkAdversarial runs each adversarial input one-shot and in 5-byte

@@ -96,6 +96,7 @@ type parser struct {
 	dq, sq   byteCache // next '"' and next '\''
 	tq       byteCache // next typoLead, in strings opened by a typographic quote
 	typo     bool      // the current string opened with a typographic quote
+	triple   bool      // the current string opened with three quotes (Python's """…""")
 	typoQ    [3]byte   // the typographic quote that may have closed it (psQuote)
 	wait     bool      // the lexer needs more input before it can go on
 	bs       byteCache // next '\\'

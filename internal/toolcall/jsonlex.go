@@ -13,6 +13,7 @@ func (p *parser) startString(q byte, isKey bool) {
 	p.st = psString
 	p.quote = q
 	p.typo = false
+	p.triple = false
 	p.isKey = isKey
 	p.esc = 0
 	p.hiSur = 0
@@ -67,6 +68,12 @@ func (p *parser) feedString(buf []byte) {
 			continue
 		}
 		// A quote.
+		if p.triple {
+			if !p.tripleQuote(buf) {
+				return
+			}
+			continue
+		}
 		p.pos++
 		p.flushSurrogate()
 		if p.lenientQuotes && !p.isKey {
@@ -166,11 +173,38 @@ func (bc *byteCache) next(buf []byte, from, limit int, c byte) int {
 	return -1
 }
 
+// tripleQuote reads a quote inside a string opened by three: three end
+// it, one or two are text. It reports false when the string ended, or when
+// it needs more input to tell.
+func (p *parser) tripleQuote(buf []byte) bool {
+	if len(buf)-p.pos < 3 {
+		p.wait = true
+		return false
+	}
+	if buf[p.pos+1] != p.quote || buf[p.pos+2] != p.quote {
+		p.tok = append(p.tok, p.quote)
+		p.pos++
+		return true
+	}
+	p.pos += 3
+	p.flushSurrogate()
+	p.endString()
+	return false
+}
+
 // feedQuote decides whether the quote just read closed the string (see
-// parser.lenientQuotes).
+// parser.lenientQuotes). A third quote right after an empty string opens a
+// Python triple-quoted string ("""…""" or '''…'''), which models write for
+// a file's content: in JSON an empty string cannot be followed by a quote,
+// so no valid JSON reads differently.
 func (p *parser) feedQuote(buf []byte) {
 	for p.pos < len(buf) {
 		c := buf[p.pos]
+		if c == p.quote && !p.typo && !p.triple && len(p.tok) == 0 && len(p.quoteWS) == 0 {
+			p.pos++
+			p.st, p.triple = psString, true
+			return
+		}
 		if isSpace(c) {
 			p.quoteWS = append(p.quoteWS, c)
 			p.pos++

@@ -1,0 +1,43 @@
+package toolcall
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestTripleQuotedStrings: in tagged calls a value may be a Python
+// triple-quoted string, as models write a file's content; quotes inside it
+// are text. Valid JSON reads as before, and bare JSON in prose is strict.
+func TestTripleQuotedStrings(t *testing.T) {
+	py := "def f():\n    return \"x\" + 'y'\n"
+	content := jsonString(py)
+	runExtractCases(t, []extractCase{
+		{name: "xml", in: "<tool_call>{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.py\", \"content\": \"\"\"" + py + "\"\"\"}}</tool_call>",
+			want: []want{{format: FormatXML, name: "write_file", args: `{"path":"a.py","content":` + content + `}`}}},
+		{name: "single quotes", in: "<tool_call>{'name': 'write_file', 'arguments': {'path': 'a.py', 'content': '''" + py + "'''}}</tool_call>",
+			want: []want{{format: FormatXML, name: "write_file", args: `{"path":"a.py","content":` + content + `}`}}},
+		{name: "one and two quotes inside are text", in: "<tool_call>{\"name\": \"write_file\", \"arguments\": {\"content\": \"\"\"a \"\" b \" c\"\"\", \"path\": \"q\"}}</tool_call>",
+			want: []want{{format: FormatXML, name: "write_file", args: `{"content":"a \"\" b \" c","path":"q"}`}}},
+		{name: "escapes are read", in: "<tool_call>{\"name\": \"write_file\", \"arguments\": {\"content\": \"\"\"a\\nb\\\"\"\"\"}}</tool_call>",
+			want: []want{{format: FormatXML, name: "write_file", args: `{"content":"a\nb\""}`}}},
+		{name: "mistral v11", in: "[TOOL_CALLS]write_file[ARGS]{\"path\": \"a.py\", \"content\": \"\"\"" + py + "\"\"\"}",
+			want: []want{{format: FormatBracket, name: "write_file", args: `{"path":"a.py","content":` + content + `}`}}},
+		{name: "deepseek", in: "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_file<｜tool▁sep｜>{\"content\": \"\"\"" + py + "\"\"\"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+			want: []want{{format: FormatDeepSeek, name: "write_file", args: `{"content":` + content + `}`}}},
+		{name: "empty strings stay empty strings", in: `<tool_call>{"name": "write_file", "arguments": {"path": "", "content": ""}}</tool_call>`,
+			want: []want{{format: FormatXML, name: "write_file", args: `{"path":"","content":""}`}}},
+		{name: "cut off inside", in: "<tool_call>{\"name\": \"write_file\", \"arguments\": {\"path\": \"a.py\", \"content\": \"\"\"def f():\n  \"\"",
+			want: []want{{format: FormatXML, name: "write_file", args: `{"path":"a.py","content":"def f():\n  "}`, repaired: true}}},
+		{name: "not in bare JSON", opts: knownOpts, in: "Like {\"name\": \"read_file\", \"arguments\": {\"path\": \"\"\"a\"\"\"}} this.",
+			display: "Like {\"name\": \"read_file\", \"arguments\": {\"path\": \"\"\"a\"\"\"}} this."},
+	})
+	if c := Extract("<tool_call>{\"name\": \"write_file\", \"arguments\": {\"content\": \"\"\"abc", knownOpts); len(c) != 1 || !c[0].Incomplete {
+		t.Errorf("a triple-quoted string cut off is not Incomplete: %s", dumpCalls(c))
+	}
+	// A long triple-quoted value with many quotes inside reads in one pass.
+	big := strings.Repeat("say(\"hi\", \"\"); ", 20000)
+	in := "<tool_call>{\"name\": \"write_file\", \"arguments\": {\"content\": \"\"\"" + big + "\"\"\"}}</tool_call>"
+	if c := Extract(in, knownOpts); len(c) != 1 || !sameJSON(t, c[0].Arguments, `{"content":`+jsonString(big)+`}`) {
+		t.Errorf("big triple-quoted content: %.300s", dumpCalls(c))
+	}
+}
