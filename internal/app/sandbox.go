@@ -28,7 +28,9 @@ func (a *App) sandboxSpec() sandbox.Spec {
 	scratch := filepath.Join(paths.StateDir, "scratch")
 	// The scratch folder must exist for the kernel rule to attach to it.
 	_ = os.MkdirAll(scratch, 0o700)
-	return sandbox.Spec{Writable: writable, Own: []string{scratch}, DenyRead: deny, Network: a.Config.Sandbox.Network}
+	// The writable places here are build caches (sandbox.writable): not
+	// searched for nested repositories, which the workspace roots are.
+	return sandbox.Spec{Writable: writable, Caches: writable, Own: []string{scratch}, DenyRead: deny, Network: a.Config.Sandbox.Network}
 }
 
 // shellOptions are the sandbox and environment parts of a workspace's

@@ -72,6 +72,9 @@ func explain(spec Spec, mode, cwd, home, output string) []Refusal {
 	if spec.Policy == Unsandboxed || spec.Policy == "" {
 		return nil
 	}
+	if mode == GitSeatbelt {
+		spec.Nested = &Nested{} // Seatbelt's rule covers .git at any depth (gitPath): no search
+	}
 	e := explainer{spec: spec, mode: mode, cwd: cwd, home: home, deny: realPaths(spec.DenyRead), seen: map[Refusal]bool{}}
 	e.existing = spec.readOnly(true)
 	e.ro = append(spec.readOnly(false), e.existing...)
@@ -149,7 +152,7 @@ func (e *explainer) gitPath(p string) bool {
 		return filepath.Dir(p) == filepath.Dir(r) || filepath.Dir(realOrSelf(p)) == filepath.Dir(r)
 	}
 	switch {
-	case slices.ContainsFunc(e.ro, in) && (e.mode != GitMount || roLine.MatchString(e.line)):
+	case (slices.ContainsFunc(e.ro, in) || e.mode == GitSeatbelt && e.anyGit(p)) && (e.mode != GitMount || roLine.MatchString(e.line)):
 		e.add(Refusal{Access: "git", Path: p})
 	case e.mode == GitSplit && slices.ContainsFunc(e.existing, beside) && (!exists(p) || moveLine.MatchString(e.line)):
 		e.add(Refusal{Access: "git-folder", Path: p})
@@ -157,6 +160,23 @@ func (e *explainer) gitPath(p string) bool {
 		return false
 	}
 	return true
+}
+
+// anyGit reports whether p lies in a .git (any letter case) below a
+// writable place, which Seatbelt keeps read-only at any depth.
+func (e *explainer) anyGit(p string) bool {
+	for _, w := range e.spec.writable() {
+		for _, q := range []string{filepath.Clean(w), realOrSelf(w)} {
+			rel, err := filepath.Rel(q, p)
+			if err != nil || !filepath.IsLocal(rel) {
+				continue
+			}
+			if slices.ContainsFunc(strings.Split(rel, "/"), func(c string) bool { return strings.EqualFold(c, GitDir) }) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // roLine matches what a write to a read-only mount reports.

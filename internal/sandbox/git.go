@@ -30,52 +30,111 @@ const (
 // WorkspaceWrite command may read but not change: Spec.ReadOnly and the
 // git metadata of every writable place (its .git directory or file, the
 // .git of each submodule its git folder records, at every depth, and of
-// each .gitmodules names), which git obeys later
-// outside the sandbox (hooks, core.fsmonitor, filters, aliases, a
-// worktree's gitdir pointer). existing keeps only the paths that exist,
-// resolved (what the kernel rules and mounts attach to); otherwise each
-// writable place's .git is listed whether or not it exists (Seatbelt
-// denies by path, so a new .git cannot be planted either).
+// each .gitmodules names), which git obeys later outside the sandbox
+// (hooks, core.fsmonitor, filters, aliases, a worktree's gitdir pointer).
+// existing keeps only the paths that exist, resolved (what the kernel
+// rules and mounts attach to), adds the nested repositories found inside
+// the writable places (Spec.Nested, or a search now: nested.go) with
+// their submodules, and the empty folder of a submodule not checked out
+// (so no .git can be planted in it); otherwise each writable place's .git
+// is listed whether or not it exists (Seatbelt denies by path, and its
+// rule covers .git at any depth: seatbelt.go).
 func (s Spec) readOnly(existing bool) []string {
 	if s.Policy != WorkspaceWrite {
 		return nil
 	}
-	var out []string
-	add := func(p string) {
-		p = filepath.Clean(p)
-		if existing {
-			real, err := filepath.EvalSymlinks(p)
-			if err != nil {
-				return
-			}
-			p = real
-		}
-		if !slices.Contains(out, p) {
-			out = append(out, p)
-		}
-	}
+	ro := &roList{existing: existing}
 	for _, p := range s.ReadOnly {
-		add(p)
+		ro.add(p)
 	}
+	var places []string
 	for _, w := range s.Writable {
 		if real, err := filepath.EvalSymlinks(w); err == nil {
 			w = real
 		} else if existing {
 			continue
 		}
-		add(filepath.Join(w, GitDir))
-		// The submodules the protected git folder records, at every
-		// depth (a command can edit .gitmodules, never .git/modules),
-		// and those .gitmodules names (not checked out yet: Seatbelt
-		// denies by path).
-		for _, tree := range submoduleTrees(w, gitFolder(w)) {
-			add(filepath.Join(tree, GitDir))
+		places = append(places, w)
+		ro.repository(w, w)
+	}
+	if !existing {
+		return ro.out
+	}
+	nested := s.Nested
+	if nested == nil {
+		nested = findNested(s.searchPlaces(places))
+	}
+	for _, g := range nested.Git {
+		g = filepath.Clean(g)
+		i := slices.IndexFunc(places, func(w string) bool { return g != w && under(g, w) })
+		if i < 0 {
+			continue
 		}
-		for _, sub := range submodulePaths(filepath.Join(w, ".gitmodules")) {
-			add(filepath.Join(w, sub, GitDir))
+		ro.add(g)
+		if strings.EqualFold(filepath.Base(g), GitDir) {
+			ro.repository(places[i], filepath.Dir(g))
 		}
 	}
-	return out
+	return ro.out
+}
+
+// roList collects read-only paths, each once.
+type roList struct {
+	existing bool
+	out      []string
+}
+
+func (r *roList) add(p string) {
+	p = filepath.Clean(p)
+	if r.existing {
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return
+		}
+		p = real
+	}
+	if !slices.Contains(r.out, p) {
+		r.out = append(r.out, p)
+	}
+}
+
+// repository adds the git metadata of the work tree tree inside the
+// writable place w: its .git, and the submodules its git folder records,
+// at every depth (a command can edit .gitmodules, never the git folder),
+// and those its .gitmodules names (not checked out yet).
+func (r *roList) repository(w, tree string) {
+	r.add(filepath.Join(tree, GitDir))
+	for _, sub := range submoduleTrees(w, gitFolder(tree)) {
+		r.submodule(sub)
+	}
+	for _, sub := range submodulePaths(filepath.Join(tree, ".gitmodules")) {
+		r.submodule(filepath.Join(tree, sub))
+	}
+}
+
+// submodule adds a submodule's .git; where it has none yet and its
+// folder is empty (git makes an empty folder for a submodule it has not
+// checked out), the folder itself, so no .git can be planted there for
+// the person's next git submodule update (which then runs git in it).
+func (r *roList) submodule(tree string) {
+	git := filepath.Join(tree, GitDir)
+	if _, err := os.Lstat(git); err == nil || !r.existing {
+		r.add(git)
+		return
+	}
+	if fi, err := os.Lstat(tree); err == nil && fi.IsDir() && emptyDir(tree) {
+		r.add(tree)
+	}
+}
+
+func emptyDir(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	names, _ := f.Readdirnames(1)
+	return len(names) == 0
 }
 
 // gitFolder returns the git folder of the work tree w: w/.git, or the

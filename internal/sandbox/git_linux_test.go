@@ -39,12 +39,26 @@ func newGitFixture(t *testing.T) gitFixture {
 		".git/hooks/pre-push":     "#!/bin/sh\nexit 0\n",
 		".git/modules/sub/config": "[core]\n\tworktree = ../../../sub\n",
 		"sub/.git":                "gitdir: ../.git/modules/sub\n",
-		".gitmodules":             "[submodule \"sub\"]\n\tpath = sub\n\turl = ./sub\n",
+		".gitmodules":             "[submodule \"sub\"]\n\tpath = sub\n\turl = ./sub\n[submodule \"pending\"]\n\tpath = pending\n\turl = ./p\n",
 		// A submodule of the submodule: .gitmodules does not name it.
 		".git/modules/sub/modules/inner/config": "[core]\n\tworktree = ../../../../../sub/inner\n",
 		"sub/inner/.git":                        "gitdir: ../../.git/modules/sub/modules/inner\n",
+		// Repositories that are not submodules: a clone, a linked
+		// worktree's pointer, a bare repository, a package cloned into
+		// node_modules.
+		"third_party/lib/.git/config": "[core]\n\tbare = false\n",
+		"third_party/lib/.git/HEAD":   "ref: refs/heads/main\n",
+		"tools/wt/.git":               "gitdir: ../../.git/worktrees/wt\n",
+		"vendor/bare.git/HEAD":        "ref: refs/heads/main\n",
+		"vendor/bare.git/config":      "[core]\n\tbare = true\n",
+		"node_modules/pkg/.git/HEAD":  "ref: refs/heads/main\n",
+		// A submodule the git folder records but not checked out (its
+		// folder is empty).
+		".git/modules/lazy/config": "[core]\n\tworktree = ../../../lazy\n",
 	}
-	for _, d := range []string{".git/objects", ".git/refs/heads", ".git/hooks", ".git/modules/sub/hooks", ".git/modules/sub/modules/inner", "sub/inner"} {
+	for _, d := range []string{".git/objects", ".git/refs/heads", ".git/hooks", ".git/modules/sub/hooks", ".git/modules/sub/modules/inner", "sub/inner",
+		"third_party/lib/.git/hooks", "third_party/lib/.git/objects", "tools/wt", ".git/worktrees/wt",
+		"vendor/bare.git/hooks", "vendor/bare.git/objects", "vendor/bare.git/refs", "node_modules/pkg/.git/hooks", ".git/modules/lazy", "lazy", "pending"} {
 		must(t, os.MkdirAll(filepath.Join(f.ws, d), 0o755))
 	}
 	must(t, os.MkdirAll(f.outside, 0o755))
@@ -69,7 +83,9 @@ func (f gitFixture) check(t *testing.T, what string) {
 			t.Fatalf("%s: %s changed (%v): %q", what, name, err, got)
 		}
 	}
-	for _, hook := range []string{".git/hooks/pre-commit", ".git/modules/sub/hooks/post-checkout", ".git/commondir"} {
+	for _, hook := range []string{".git/hooks/pre-commit", ".git/modules/sub/hooks/post-checkout", ".git/commondir",
+		"third_party/lib/.git/hooks/pre-commit", "vendor/bare.git/hooks/post-update", "node_modules/pkg/.git/hooks/pre-commit",
+		"lazy/.git", "pending/.git", "third_party/lib/.git-old"} {
 		if _, err := os.Lstat(filepath.Join(f.ws, hook)); err == nil {
 			t.Fatalf("%s: %s was created", what, hook)
 		}
@@ -92,6 +108,16 @@ var gitAttacks = map[string]string{
 	"plant a submodule hook":            "cp ../outside/evil .git/modules/sub/hooks/post-checkout",
 	"redirect a nested submodule":       "echo 'gitdir: /tmp/evil' > sub/inner/.git",
 	"replace a nested submodule's .git": "rm -f sub/inner/.git && echo 'gitdir: /tmp/evil' > sub/inner/.git",
+	// Nested repositories that are not submodules.
+	"plant a hook in a nested clone":            "cp ../outside/evil third_party/lib/.git/hooks/pre-commit",
+	"rewrite a nested clone's config":           "printf '[core]\\n\\tfsmonitor = touch /tmp/pwned\\n' >> third_party/lib/.git/config",
+	"replace a nested clone's .git":             "mv third_party/lib/.git third_party/lib/.git-old && mkdir third_party/lib/.git",
+	"redirect a linked worktree":                "echo 'gitdir: /tmp/evil' > tools/wt/.git",
+	"plant a hook in a bare repository":         "cp ../outside/evil vendor/bare.git/hooks/post-update",
+	"rewrite a bare repository's config":        "echo '[core] fsmonitor = x' >> vendor/bare.git/config",
+	"plant a hook in a package's clone":         "cp ../outside/evil node_modules/pkg/.git/hooks/pre-commit",
+	"plant .git in a submodule not checked out": "mkdir lazy/.git",
+	"plant .git where .gitmodules points":       "echo 'gitdir: /tmp/evil' > pending/.git",
 }
 
 const nestedAttack = "undo the mount in a nested namespace"

@@ -23,12 +23,14 @@ func TestReadOnlyFindsGitMetadata(t *testing.T) {
 		"[submodule \"a\"]\n\tpath = lib/a\n[submodule \"b\"]\n\tpath = \"lib/b\"\n[submodule \"x\"]\n\tpath = ../../etc\n\tpath = /etc\n"), 0o644))
 	spec := Spec{Policy: WorkspaceWrite, Writable: []string{ws, cache, worktree, filepath.Join(dir, "missing")}}
 
-	want := []string{ws + "/.git", ws + "/lib/a/.git", worktree + "/.git"}
+	// lib/b, named by .gitmodules and empty (not checked out), is kept
+	// read-only itself: no .git can be planted in it.
+	want := []string{ws + "/.git", ws + "/lib/a/.git", ws + "/lib/b", worktree + "/.git"}
 	if diff := cmp.Diff(want, spec.readOnly(true)); diff != "" {
 		t.Errorf("existing read-only paths (-want +got):\n%s", diff)
 	}
 	all := spec.readOnly(false)
-	for _, p := range append(want, cache+"/.git", ws+"/lib/b/.git", dir+"/missing/.git") {
+	for _, p := range []string{ws + "/.git", ws + "/lib/a/.git", worktree + "/.git", cache + "/.git", ws + "/lib/b/.git", dir + "/missing/.git"} {
 		if !slices.Contains(all, p) {
 			t.Errorf("readOnly(false) = %v lacks %s", all, p)
 		}
@@ -68,7 +70,7 @@ func TestPlanSplitsTheFolderHoldingGit(t *testing.T) {
 	}
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)

@@ -58,6 +58,15 @@ type Spec struct {
 	// command may read but not change. Each writable place's .git (and
 	// its submodules') is always among them (see readOnly).
 	ReadOnly []string `json:"readOnly,omitempty"`
+	// Caches are the writable places that are build caches (listed in
+	// Writable too): they are not searched for nested repositories
+	// (nested.go), which are looked for where people work.
+	Caches []string `json:"caches,omitempty"`
+	// Nested are the repositories found inside the writable places
+	// (nested.go), kept read-only like the places' own; nil means search
+	// when needed. PlanStart and Prepare search once (replacing a
+	// caller's) and pass the answer to the helper.
+	Nested *Nested `json:"nested,omitempty"`
 	// Mount tells the helper that Start created a user and mount
 	// namespace for it: it bind-mounts the read-only paths read-only
 	// there before confining itself. Without it the allow list keeps
@@ -78,7 +87,11 @@ func (s Spec) check() error {
 	default:
 		return fmt.Errorf("sandbox: policy %q cannot be enforced (want %s or %s)", s.Policy, ReadOnly, WorkspaceWrite)
 	}
-	for _, list := range [][]string{s.Writable, s.Own, s.DenyRead, s.ReadOnly} {
+	var nested []string
+	if s.Nested != nil {
+		nested = s.Nested.Git
+	}
+	for _, list := range [][]string{s.Writable, s.Own, s.DenyRead, s.ReadOnly, s.Caches, nested} {
 		for _, p := range list {
 			if !filepath.IsAbs(p) {
 				return fmt.Errorf("sandbox: path %q is not absolute", p)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -69,16 +70,15 @@ func SeatbeltProfile(spec Spec) string {
 			}
 			b.WriteString(")\n")
 		}
-		// Each writable place's .git (present or not: a new one cannot
-		// be planted) stays read-only: git runs its hooks and
-		// configuration later, outside the sandbox.
-		if ro := spec.readOnly(false); len(ro) > 0 {
-			b.WriteString("(deny file-write*")
-			for _, p := range withReal(ro) {
-				fmt.Fprintf(&b, "\n  %s", sbReadOnly(p))
-			}
-			b.WriteString(")\n")
+		// A .git at any depth in a writable place (present or not: a
+		// new one cannot be planted) and the other read-only paths stay
+		// read-only: git runs a repository's hooks and configuration
+		// later, outside the sandbox.
+		b.WriteString("(deny file-write*")
+		for _, f := range sbReadOnlyFilters(spec) {
+			fmt.Fprintf(&b, "\n  %s", f)
 		}
+		b.WriteString(")\n")
 	}
 	if own := spec.own(); len(own) > 0 {
 		b.WriteString("(allow file-read* file-write*")
@@ -113,6 +113,36 @@ func realOrSelf(p string) string {
 		return r
 	}
 	return p
+}
+
+// sbReadOnlyFilters returns the deny filters of spec's read-only paths:
+// for each writable place, .git at any depth below it (sbAnyGit), then
+// the read-only paths those do not cover (Spec.ReadOnly, a submodule's
+// .git outside the places).
+func sbReadOnlyFilters(spec Spec) []string {
+	places := withReal(spec.writable())
+	var out []string
+	for _, w := range places {
+		out = append(out, sbAnyGit(w))
+	}
+	for _, p := range withReal(spec.readOnly(false)) {
+		covered := strings.EqualFold(filepath.Base(p), GitDir) &&
+			slices.ContainsFunc(places, func(w string) bool { return under(filepath.Dir(p), w) })
+		if !covered {
+			out = append(out, sbReadOnly(p))
+		}
+	}
+	return out
+}
+
+// sbAnyGit is the Seatbelt filter for a .git entry at any depth below the
+// writable place w, in any letter case: a nested clone, a linked
+// worktree's pointer file, a submodule not checked out yet, or one a
+// command would plant (Seatbelt matches paths, so what does not exist
+// yet is covered too).
+func sbAnyGit(w string) string {
+	w = strings.TrimSuffix(w, "/")
+	return "(regex " + sbQuote("^"+regexp.QuoteMeta(w)+`/(.*/)?\.[Gg][Ii][Tt](/|$)`) + ")"
 }
 
 // sbReadOnly is the Seatbelt filter for the read-only path p: a .git

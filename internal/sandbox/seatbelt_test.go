@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -70,5 +71,43 @@ func TestSeatbeltGitIsCaseInsensitive(t *testing.T) {
 	}
 	if got := sbReadOnly("/p/keys"); got != `(subpath "/p/keys")` {
 		t.Errorf("a read-only path other than .git: %s", got)
+	}
+}
+
+// TestSeatbeltGitAtAnyDepth: the profile denies writing a .git at any
+// depth below each writable place, in any case (a nested clone, a
+// linked worktree's pointer, one planted later), checked with Go's
+// engine on the regexes the profile holds; paths beside them stay
+// writable.
+func TestSeatbeltGitAtAnyDepth(t *testing.T) {
+	root := "/nonexistent/a.b[c]+(d)"
+	profile := SeatbeltProfile(Spec{Policy: WorkspaceWrite, Writable: []string{root, "/nonexistent/cache"}})
+	_, deny, ok := strings.Cut(profile, "(deny file-write*")
+	if !ok {
+		t.Fatalf("no deny rule in\n%s", profile)
+	}
+	var res []*regexp.Regexp
+	unquote := strings.NewReplacer(`\\`, `\`, `\"`, `"`)
+	for _, m := range regexp.MustCompile(`\(regex "((?:[^"\\]|\\.)*)"\)`).FindAllStringSubmatch(deny, -1) {
+		res = append(res, regexp.MustCompile(unquote.Replace(m[1])))
+	}
+	if len(res) != 2 {
+		t.Fatalf("want one regex per writable place, got %d in\n%s", len(res), deny)
+	}
+	denied := func(p string) bool {
+		return slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(p) })
+	}
+	for path, want := range map[string]bool{
+		root + "/.git": true, root + "/.git/config": true,
+		root + "/third_party/lib/.git": true, root + "/third_party/lib/.git/hooks/pre-commit": true,
+		root + "/a/b/c/.GIT/config": true, root + "/wt/.Git": true, root + "/sub/.gIt/x": true,
+		"/nonexistent/cache/pkg/x/.git/config": true,
+		root + "/.gitignore":                   false, root + "/a/.github/x": false, root + "/a/x.git/config": false,
+		root + "/a/.gitmodules": false, root + "/a/git/.gi": false,
+		"/nonexistent/aXb[c]+(d)/x/.git": false, "/nonexistent/a.b[c]+(d)2/.git": false, "/other/x/.git": false,
+	} {
+		if got := denied(path); got != want {
+			t.Errorf("%s denied: %v, want %v", path, got, want)
+		}
 	}
 }

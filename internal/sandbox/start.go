@@ -45,6 +45,17 @@ const (
 // when nothing confines the command.
 func (p *StartPlan) Grants() []Grant { return p.grants }
 
+// NestedCut says why the search for nested repositories made for this
+// plan stopped before it had looked everywhere, or "" (it did, or found
+// no need: not workspace-write, not Landlock). What it did not reach is
+// not protected: the caller tells the person.
+func (p *StartPlan) NestedCut() string {
+	if p.spec.Nested == nil {
+		return ""
+	}
+	return p.spec.Nested.Cut
+}
+
 // PlanStart decides how Start confines a command under spec and plans
 // its allow list, once.
 func (b *Sandbox) PlanStart(spec Spec) *StartPlan {
@@ -54,6 +65,12 @@ func (b *Sandbox) PlanStart(spec Spec) *StartPlan {
 	p := &StartPlan{spec: spec, how: startWrap}
 	if spec.check() != nil {
 		return p // StartPlanned reports it
+	}
+	if b.status.Mechanism == "landlock" {
+		// One search for nested repositories, which the helper and the
+		// caller (NestedCut) get with the plan.
+		spec = spec.searched()
+		p.spec = spec
 	}
 	// Start decides the mode itself: a Mount the caller set (from
 	// Sandbox.Plan's view) must not leave .git unsplit without mounts.
@@ -121,6 +138,9 @@ func (b *Sandbox) Prepare(cmd *exec.Cmd, spec Spec) error {
 		return err
 	}
 	spec.Mount = false // decided here, as in Start
+	if b.status.Mechanism == "landlock" {
+		spec = spec.searched()
+	}
 	if b.status.Mechanism == "landlock" && len(spec.readOnly(true)) > 0 && b.Status().Git == GitMount {
 		spec.Mount = true
 		return b.helperCmd(cmd, spec)

@@ -38,6 +38,9 @@ type bashProc struct {
 	// fresh: started without the session's state, which a sandboxed bash
 	// wrote and this unsandboxed one must not trust.
 	fresh bool
+	// nestedCut says why the sandbox's search for nested repositories
+	// stopped short ("" if it did not): told with the first command.
+	nestedCut string
 	// stamps are the directories whose later entries the sandbox domain
 	// does not cover, and the allowed places that were missing: a change
 	// to either means a new bash (see confine.go).
@@ -99,7 +102,7 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 		return nil, fmt.Errorf("shell: could not start %s: %w", s.m.shellPath, err)
 	}
 	p := &bashProc{
-		cmd: cmd, pid: cmd.Process.Pid, spec: spec, dir: own, fresh: fresh, stamps: stamps,
+		cmd: cmd, pid: cmd.Process.Pid, spec: spec, dir: own, fresh: fresh, stamps: stamps, nestedCut: plan.NestedCut(),
 		wake: wakeW, fr: frR, exited: make(chan struct{}),
 		frames: make(chan frame, 4), quit: make(chan struct{}), saved: -1,
 	}

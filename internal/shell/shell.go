@@ -189,6 +189,11 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 		r.proc.fresh = false
 		res.Notes = append(res.Notes, freshNote)
 	}
+	if cut := r.proc.nestedCut; cut != "" {
+		// What the sandbox could not protect is said, not left silent.
+		r.proc.nestedCut = ""
+		res.Notes = append(res.Notes, "sandbox: "+cut)
+	}
 	s.explainRefusals(r.spec, start, res)
 	return res, nil
 }
