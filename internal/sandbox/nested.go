@@ -83,7 +83,7 @@ type nestLimits struct {
 
 // nestBudget is the search's budget (docs/performance.md has what it
 // costs). Tests shrink it.
-var nestBudget = nestLimits{depth: 32, dirs: 20000, entries: 400000, repos: 256, time: 150 * time.Millisecond}
+var nestBudget = nestLimits{depth: 32, dirs: 20000, entries: 400000, repos: 256, time: 250 * time.Millisecond}
 
 // findNested searches the writable places (resolved) for nested
 // repositories, within nestBudget.

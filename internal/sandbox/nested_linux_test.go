@@ -5,8 +5,11 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestNestedBudgetIsSaid: a plan whose search was cut short says so
@@ -41,4 +44,40 @@ func TestNestedBudgetIsSaid(t *testing.T) {
 			t.Errorf("%s: the hook was planted", mode)
 		}
 	}
+}
+
+// BenchmarkFindNested is what the search costs each time a
+// workspace-write shell starts, on a workspace shaped like a big one:
+// the folders and file names of Go's source tree (GOROOT/src, empty
+// files), a nested clone, and a node_modules of 1500 packages with
+// their own node_modules.
+func BenchmarkFindNested(b *testing.B) {
+	src := filepath.Join(goroot(), "src")
+	if _, err := os.Stat(src); err != nil {
+		b.Skipf("no Go source tree at %s", src)
+	}
+	ws := filepath.Join(b.TempDir(), "ws")
+	must(b, mirrorTree(src, filepath.Join(ws, "src")))
+	must(b, os.MkdirAll(filepath.Join(ws, "third_party/lib/.git"), 0o755))
+	for i := range 1500 {
+		pkg := filepath.Join(ws, "node_modules", "pkg-"+strconv.Itoa(i))
+		must(b, os.MkdirAll(filepath.Join(pkg, "lib", "node_modules", "dep", "dist"), 0o755))
+		for _, f := range []string{"package.json", "index.js", "README.md", "lib/a.js", "lib/b.js"} {
+			must(b, os.WriteFile(filepath.Join(pkg, f), nil, 0o644))
+		}
+	}
+	// The whole walk, however slow the machine: the budget is what this
+	// measures against.
+	saved := nestBudget
+	b.Cleanup(func() { nestBudget = saved })
+	nestBudget.time = time.Minute
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for b.Loop() {
+		got := findNested([]string{ws})
+		if got.Cut != "" || !slices.Contains(got.Git, filepath.Join(ws, "third_party/lib/.git")) {
+			b.Fatalf("search: %+v", got)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 }
