@@ -118,23 +118,17 @@ func runAbortAndPrompt(ctx context.Context, s *Server, c *call, req rpcproto.Mes
 	s.opts.Sessions.Abort(id)
 	// The aborted turn winds down (its commands are killed, its events
 	// recorded) before the session takes the new prompt. A turn another
-	// client started meanwhile is aborted too.
+	// client started meanwhile is aborted too (session.TakenAbort).
 	wctx, cancel := context.WithTimeout(ctx, abortWait)
 	defer cancel()
-	for {
-		if err := s.opts.Sessions.WaitIdle(wctx, id); err != nil {
-			if ctx.Err() != nil {
-				return rpcproto.PromptResult{}, ctx.Err()
-			}
-			return rpcproto.PromptResult{}, fmt.Errorf("the aborted turn did not end within %s: %w", abortWait, session.ErrBusy)
-		}
-		res, err := s.submit(ctx, c, session.PromptInput{Text: req.Message, Images: images}, session.WhenBusyRefuse)
-		if !errors.Is(err, session.ErrBusy) {
-			return res, err
-		}
-		s.opts.Sessions.ClearQueue(id)
-		s.opts.Sessions.Abort(id)
+	sub, err := s.opts.Sessions.SubmitWhenIdle(wctx, id, session.PromptInput{Text: req.Message, Images: images}, session.WhenBusyRefuse, session.TakenAbort)
+	switch {
+	case ctx.Err() != nil:
+		return rpcproto.PromptResult{}, ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded):
+		return rpcproto.PromptResult{}, fmt.Errorf("the aborted turn did not end within %s: %w", abortWait, session.ErrBusy)
 	}
+	return s.accepted(c, id, sub, err)
 }
 
 func runSetSteeringMode(_ context.Context, s *Server, _ *call, req rpcproto.QueueModeRequest) (rpcproto.Empty, error) {

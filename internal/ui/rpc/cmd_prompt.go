@@ -108,6 +108,12 @@ func (s *Server) submit(ctx context.Context, c *call, in session.PromptInput, wh
 	if errors.Is(err, session.ErrBusy) && s.turnEnding(ctx, id) { // ending.go
 		sub, err = s.submitAfterEnd(ctx, id, in, when)
 	}
+	return s.accepted(c, id, sub, err)
+}
+
+// accepted answers a submission: queued, or run in the server's work once
+// the response is written.
+func (s *Server) accepted(c *call, id string, sub *session.Submission, err error) (rpcproto.PromptResult, error) {
 	if err != nil {
 		return rpcproto.PromptResult{}, busyHint(err)
 	}

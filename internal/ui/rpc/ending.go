@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -30,15 +31,19 @@ func (s *Server) turnEnding(ctx context.Context, id string) bool {
 }
 
 // submitAfterEnd submits again once the ended turn has given the session
-// back (session.Service.WaitIdle: woken by the release, not polled).
+// back (session.Service.SubmitWhenIdle). A prompt that takes the session
+// in between keeps it: this one is then queued or refused as when (the
+// client only waited for a turn to wind down, it did not ask to displace
+// anyone).
 func (s *Server) submitAfterEnd(ctx context.Context, id string, in session.PromptInput, when session.WhenBusy) (*session.Submission, error) {
 	wctx, cancel := context.WithTimeout(ctx, endingWait)
 	defer cancel()
-	if err := s.opts.Sessions.WaitIdle(wctx, id); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
+	sub, err := s.opts.Sessions.SubmitWhenIdle(wctx, id, in, when, session.TakenYield)
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded):
 		return nil, fmt.Errorf("session %s: the ended turn did not give the session back within %s: %w", id, endingWait, session.ErrBusy)
 	}
-	return s.opts.Sessions.Submit(ctx, id, in, when)
+	return sub, err
 }
