@@ -193,10 +193,10 @@ func (p *parser) tripleQuote(buf []byte) bool {
 }
 
 // feedQuote decides whether the quote just read closed the string (see
-// parser.lenientQuotes). A third quote right after an empty string opens a
-// Python triple-quoted string ("""…""" or ”'…”'), which models write for
-// a file's content: in JSON an empty string cannot be followed by a quote,
-// so no valid JSON reads differently.
+// parser.lenientQuotes). A third quote right after an empty string opens
+// a Python triple-quoted string (three double or three single quotes), as
+// models write a file's content: in JSON an empty string cannot be
+// followed by a quote, so no valid JSON reads differently.
 func (p *parser) feedQuote(buf []byte) {
 	for p.pos < len(buf) {
 		c := buf[p.pos]
