@@ -161,7 +161,7 @@ func TestExtractMalformedXML(t *testing.T) {
 			want: []want{{format: FormatXML, problem: true}}, display: "I use tags."},
 		{name: "invalid JSON keeps the name and skips to the closing tag", in: `<tool_call>{"name": "write_file", "arguments": {"path": a.go, "content": "x"}}</tool_call>after`,
 			want: []want{{format: FormatXML, name: "write_file", problem: true}}, display: "after"},
-		{name: "invalid JSON with no closing tag swallows the rest", in: `<tool_call>{"name": "read_file", "arguments": {path: "a"}} more`,
+		{name: "invalid JSON with no closing tag swallows the rest", in: `<tool_call>{"name": "read_file", "arguments": {"path": a}} more`,
 			want: []want{{format: FormatXML, name: "read_file", problem: true}}},
 		// A missing comma after a string makes the lenient-quote rule read on
 		// past the call; the strict retry reports the call and keeps the prose.

@@ -53,6 +53,7 @@ const (
 	psString                   // inside a string
 	psQuote                    // after a quote that may or may not close a string
 	psScalar                   // inside a number or literal
+	psBareKey                  // inside an unquoted member name (lenientQuotes)
 	psDone                     // the root value is complete
 	psFailed                   // the input is not (lenient) JSON
 )
@@ -71,7 +72,9 @@ type frame struct {
 // Python's True/False/None. With lenientQuotes set, a quote inside a string
 // value closes it only when the next non-space byte is ',', '}', ']', ':',
 // '"' or the end of input; otherwise it is taken as a literal quote the
-// model forgot to escape. A wrong guess is undone by strictRetry.
+// model forgot to escape, a value may be a triple-quoted string, and a
+// member name may be written without quotes ({path: "a"}, as in
+// JavaScript). A wrong guess about a quote is undone by strictRetry.
 type parser struct {
 	st      pstate
 	closeOK bool // in psValue: ']' may close the array (after '[' or ',')
@@ -187,6 +190,15 @@ func (p *parser) feed(buf []byte) {
 			}
 			p.endScalar()
 			continue
+		case psBareKey:
+			if c := buf[p.pos]; isLetter(c) || isDigit(c) || c == '_' || c == '$' {
+				p.tok = append(p.tok, c)
+				p.pos++
+				continue
+			}
+			p.stack[len(p.stack)-1].key = string(p.tok)
+			p.st = psColon
+			continue
 		}
 		c := buf[p.pos]
 		if isSpace(c) {
@@ -239,6 +251,10 @@ func (p *parser) structural(c byte) {
 			p.pos++
 			p.closeContainer()
 		default:
+			if p.lenientQuotes && (isLetter(c) || c == '_' || c == '$') {
+				p.st, p.tokStart, p.tok = psBareKey, at, p.tok[:0]
+				return
+			}
 			p.fail(at, "where a member name should be", string(c))
 		}
 	case psColon:
@@ -327,7 +343,7 @@ func (p *parser) finish() (repaired bool) {
 	switch p.st {
 	case psDone, psFailed:
 		return false
-	case psColon:
+	case psColon, psBareKey:
 		p.cut = true
 	case psValue:
 		// After ':' a value was due; after '[' or ',' in an array only the

@@ -161,6 +161,7 @@ func FuzzParser(f *testing.F) {
 	for _, s := range []string{
 		`{"a": 1}`, `[1, "two", {"three": [null, true]}]`, `{"s": "\ud83d\ude00 \" \\ \/"}`,
 		`{"a": {"b": {"c": []}}}`, `{'a': True,}`, `{"a": "b`, `[{"name": "read_file"}]`, "{\u201ca\u201d: \u201cb \u2014 c\u201d}",
+		`{a: """x "" y""", $b_1: '''z''', "c": ""}`,
 	} {
 		f.Add(s)
 	}
@@ -173,7 +174,11 @@ func FuzzParser(f *testing.F) {
 		if ok && !json.Valid([]byte(got)) {
 			t.Fatalf("output %q is not valid JSON", got)
 		}
-		parseAll(s, true) // must not panic
+		// Lenient parsing (tagged calls) is resumable too.
+		l1, _, ok1 := parseAll(s, true)
+		if l2, _, ok2 := parseBytewise(s, true); ok1 != ok2 || l1 != l2 {
+			t.Fatalf("lenient: one feed gives %q (%v), byte by byte %q (%v)", l1, ok1, l2, ok2)
+		}
 		t1 := bytes.TrimLeft([]byte(s), " \t\r\n")
 		if !json.Valid([]byte(s)) || len(t1) == 0 || (t1[0] != '{' && t1[0] != '[') || hasDuplicateKeys(s) {
 			return

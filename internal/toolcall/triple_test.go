@@ -41,3 +41,27 @@ func TestTripleQuotedStrings(t *testing.T) {
 		t.Errorf("big triple-quoted content: %.300s", dumpCalls(c))
 	}
 }
+
+// TestUnquotedMemberNames: in tagged calls a member name may be written
+// without quotes, as in JavaScript; bare JSON in prose stays strict.
+func TestUnquotedMemberNames(t *testing.T) {
+	runExtractCases(t, []extractCase{
+		{name: "xml", in: `<tool_call>{name: "read_file", arguments: {path: "a.go", max_lines: 20, $ref: true}}</tool_call>`,
+			want: []want{{format: FormatXML, name: "read_file", args: `{"path":"a.go","max_lines":20,"$ref":true}`}}},
+		{name: "mixed with quoted names", in: `<tool_call>{"name": "read_file", arguments: {'path': "a.go", limit : 3,}}</tool_call>`,
+			want: []want{{format: FormatXML, name: "read_file", args: `{"path":"a.go","limit":3}`}}},
+		{name: "mistral v11", in: `[TOOL_CALLS]read_file[ARGS]{path: "a.go"}`,
+			want: []want{{format: FormatBracket, name: "read_file", args: `{"path":"a.go"}`}}},
+		{name: "kimi", in: `<|tool_calls_section_begin|><|tool_call_begin|>functions.read_file:0<|tool_call_argument_begin|>{path: "a.go"}<|tool_call_end|><|tool_calls_section_end|>`,
+			want: []want{{format: FormatKimi, name: "read_file", args: `{"path":"a.go"}`, id: "functions.read_file:0"}}},
+		{name: "a name then no colon", in: `<tool_call>{name "read_file"}</tool_call>`,
+			want: []want{{format: FormatXML, problem: true}}},
+		{name: "cut off in a name", in: `<tool_call>{"name": "read_file", "arguments": {path: "a.go", lim`,
+			want: []want{{format: FormatXML, name: "read_file", args: `{"path":"a.go"}`, repaired: true}}},
+		{name: "not in bare JSON", opts: knownOpts, in: `Like {name: "read_file", arguments: {}} this.`,
+			display: `Like {name: "read_file", arguments: {}} this.`},
+	})
+	if c := Extract(`<tool_call>{"name": "read_file", "arguments": {path: "a.go", lim`, knownOpts); len(c) != 1 || !c[0].Incomplete {
+		t.Errorf("a call cut off in a member name is not Incomplete: %s", dumpCalls(c))
+	}
+}
