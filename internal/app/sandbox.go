@@ -10,6 +10,7 @@ import (
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/sandbox"
 	"github.com/olly-agent/olly/internal/shell"
+	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/tools"
 	"github.com/olly-agent/olly/internal/workspace"
 )
@@ -89,4 +90,31 @@ func (a *App) prestartShell(sh *shell.Shell, policy approval.Policy, ws *workspa
 		return nil
 	}
 	return func() { sh.Prestart(shell.RunOptions{Writable: ws.Dirs()}) }
+}
+
+// PrestartShell starts the shell of session sess (a new one may be only
+// its ID and Workspace so far) in the background as soon as a frontend
+// knows the session, its workspace and its approval policy: print mode
+// before it lists the models and creates the session, the TUI and serve
+// when they open one. Its start (the sandbox's rules, bash) then overlaps
+// the rest of start-up and the first model request instead of delaying
+// the first command. Nothing starts for a mode other than agent (the
+// agent still starts it when such a turn offers the terminal), or when no
+// command that changes something could run (prestartShell). Errors are
+// left to the first command, which meets them again.
+func (a *App) PrestartShell(sess *store.Session) {
+	if sess == nil || (sess.Mode != "" && event.Mode(sess.Mode) != event.ModeAgent) {
+		return
+	}
+	ws, err := a.openWorkspace(sess.Workspace)
+	if err != nil {
+		return
+	}
+	sp, err := a.spaceFor(ws)
+	if err != nil {
+		return
+	}
+	if start := a.prestartShell(sp.shells.Session(sess.ID), a.sessionPolicy(sess), ws); start != nil {
+		start()
+	}
 }

@@ -174,6 +174,7 @@ func rpcSession(ctx context.Context, a *app.App, catalog *models.Catalog, popts 
 		if err != nil {
 			return nil, nil, &ExitError{Code: ExitFailure, Err: err}
 		}
+		a.PrestartShell(sess)
 		return sess, nil, nil
 	}
 	return newSession(ctx, a, catalog, dir)

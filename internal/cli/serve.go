@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+	"time"
 
 	"github.com/olly-agent/olly/event"
 	"github.com/olly-agent/olly/internal/app"
@@ -129,6 +130,9 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 // newServeSession starts a session in the workspace, with the model RPC
 // mode would pick.
 func newSession(ctx context.Context, a *app.App, catalog *models.Catalog, dir string) (*store.Session, []string, error) {
+	// The id first, so the session's shell starts while a model is picked.
+	id := store.NewID(time.Now())
+	a.PrestartShell(&store.Session{ID: id, Workspace: dir, Mode: string(event.ModeAgent)})
 	pickCtx, cancel := context.WithTimeout(ctx, modelPickTimeout)
 	defer cancel()
 	var warnings []string
@@ -143,7 +147,7 @@ func newSession(ctx context.Context, a *app.App, catalog *models.Catalog, dir st
 	default:
 		model = choice.Name
 	}
-	sess, err := a.Sessions.Create(ctx, session.CreateOptions{Workspace: dir, Mode: event.ModeAgent, Model: model})
+	sess, err := a.Sessions.Create(ctx, session.CreateOptions{ID: id, Workspace: dir, Mode: event.ModeAgent, Model: model})
 	return sess, warnings, err
 }
 

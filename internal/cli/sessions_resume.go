@@ -98,17 +98,22 @@ func looksLikeID(s string) bool {
 func printSession(ctx context.Context, f *Factory, a *app.App, opts *printOptions, dir string, term io.ReadWriter, task string) (*store.Session, session.PromptInput, int64, error) {
 	in := session.PromptInput{Text: task}
 	if !opts.resuming() {
+		// The session's id is picked first so its shell starts now,
+		// while the models are listed and the session is stored.
+		id := store.NewID(time.Now())
+		a.PrestartShell(&store.Session{ID: id, Workspace: dir, Mode: string(event.ModeAgent)})
 		choice, err := pickModel(ctx, f, a, a.Config.AgentMode.Model)
 		if err != nil {
 			return nil, in, 0, err
 		}
-		sess, err := a.Sessions.Create(ctx, session.CreateOptions{Workspace: dir, Mode: event.ModeAgent, Model: choice})
+		sess, err := a.Sessions.Create(ctx, session.CreateOptions{ID: id, Workspace: dir, Mode: event.ModeAgent, Model: choice})
 		return sess, in, 0, err
 	}
 	sess, err := resumeTarget(ctx, f, a.Sessions, opts, dir, term)
 	if err != nil {
 		return nil, in, 0, err
 	}
+	a.PrestartShell(sess)
 	// The session keeps its own model unless --model says otherwise for
 	// this run.
 	if f.flagSet != nil && f.flagSet.Changed("model") || sess.Model == "" {

@@ -64,12 +64,17 @@ func runTUI(ctx context.Context, f *Factory, opts *printOptions, args []string) 
 		if sess, err = resumeTarget(ctx, f, a.Sessions, opts, d.workspace, f.terminal()); err != nil {
 			return err
 		}
+		a.PrestartShell(sess)
 	default:
+		// The id first, so the session's shell starts while a model is
+		// picked.
+		id := store.NewID(time.Now())
+		a.PrestartShell(&store.Session{ID: id, Workspace: d.workspace, Mode: string(event.ModeAgent)})
 		model, err := pickModel(ctx, f, a, a.Config.AgentMode.Model)
 		if err != nil {
 			return err
 		}
-		if sess, err = a.Sessions.Create(ctx, session.CreateOptions{Workspace: d.workspace, Mode: event.ModeAgent, Model: model}); err != nil {
+		if sess, err = a.Sessions.Create(ctx, session.CreateOptions{ID: id, Workspace: d.workspace, Mode: event.ModeAgent, Model: model}); err != nil {
 			return err
 		}
 	}

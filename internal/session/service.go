@@ -133,6 +133,10 @@ func (s *Service) Bus() *event.Bus { return s.bus }
 
 // CreateOptions describe a new session.
 type CreateOptions struct {
+	// ID is the new session's id (store.NewID); empty: one is made. A
+	// frontend that starts the session's shell before the session is
+	// stored (app.PrestartShell) picks it first.
+	ID string
 	// Workspace is the project directory (made absolute).
 	Workspace string
 	// Mode and Model are the session's defaults ("" model: the agent's
@@ -152,7 +156,7 @@ func (s *Service) Create(ctx context.Context, o CreateOptions) (*store.Session, 
 	if err != nil {
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	sess := &store.Session{Workspace: ws.Primary().Path, Mode: string(o.Mode), Model: o.Model, Title: o.Title}
+	sess := &store.Session{ID: o.ID, Workspace: ws.Primary().Path, Mode: string(o.Mode), Model: o.Model, Title: o.Title}
 	if err := s.store.CreateSession(ctx, sess); err != nil {
 		return nil, err
 	}

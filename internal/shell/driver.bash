@@ -12,6 +12,11 @@
 # (TERM=dumb, TMPDIR, ...). Saves alternate between state0 and state1, so
 # a bash killed while saving never spoils the last complete state.
 #
+# First of all, before anything a bash too old for the rest could fail on,
+# bash says which it is on fd 4: "V major minor" (olly needs 4.4 or newer;
+# this replaces starting a bash just to ask). Every later frame answers a
+# request.
+#
 # One command: olly writes STATE_DIR/req (NUL-separated: token, directory,
 # output FIFO, save flag, command, then the command names to check) and one byte to fd 3; with save flag 0 (olly found the command
 # cannot change the state) and none of the names a function or an alias,
@@ -27,6 +32,7 @@
 # Everything here starts with __olly_; builtins are called through
 # "builtin" because the session may define functions with their names.
 
+builtin printf 'V\0%s\0%s\0' "${BASH_VERSINFO[0]}" "${BASH_VERSINFO[1]}" >&4
 
 # __olly_next waits for olly's next request and prepares it.
 __olly_next() {

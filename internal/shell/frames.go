@@ -9,7 +9,8 @@ import (
 )
 
 // frame is one message of the session's bash on its frame pipe (see
-// driver.bash): a command began (B), ended (D), or its state was saved (S).
+// driver.bash): which bash it is (V, once, first), a command began (B),
+// ended (D), or its state was saved (S).
 type frame struct {
 	kind  byte
 	token string
@@ -17,6 +18,8 @@ type frame struct {
 	bg    bool   // D: the command started a background job
 	pwd   string // D: the directory it ended in
 	slot  int    // S: the state file written
+	// V: BASH_VERSINFO[0] and [1]
+	version [2]int
 }
 
 // maxFrameField bounds one field of a frame: a path is at most 4 KiB on
@@ -32,7 +35,7 @@ func readFrame(br *bufio.Reader) (frame, error) {
 	if err != nil {
 		return frame{}, err
 	}
-	n := map[string]int{"B": 1, "D": 4, "S": 2}[kind]
+	n := map[string]int{"V": 2, "B": 1, "D": 4, "S": 2}[kind]
 	if n == 0 {
 		return frame{}, fmt.Errorf("%w: kind %q", errBadFrame, kind)
 	}
@@ -52,6 +55,11 @@ func parseFrame(kind byte, f []string) (frame, error) {
 	fr := frame{kind: kind, token: f[0]}
 	var err error
 	switch kind {
+	case 'V':
+		var err2 error
+		fr.version[0], err = strconv.Atoi(f[0])
+		fr.version[1], err2 = strconv.Atoi(f[1])
+		err = errors.Join(err, err2)
 	case 'D':
 		fr.rc, err = strconv.Atoi(f[1])
 		fr.bg, fr.pwd = f[2] == "b", f[3]

@@ -2,7 +2,9 @@ package shell
 
 import (
 	"bufio"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -290,6 +292,8 @@ func TestReadFrame(t *testing.T) {
 func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte("B\x00t.1\x00D\x00t.1\x000\x00b\x00/a\x00S\x00t.1\x001\x00"))
 	f.Add([]byte("D\x00\x00\x00\x00"))
+	f.Add([]byte("V\x005\x002\x00B\x00t.1\x00"))
+	f.Add([]byte("V\x00x\x00\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		br := bufio.NewReader(strings.NewReader(string(b)))
 		for range 100 {
@@ -306,6 +310,48 @@ func FuzzReadFrame(f *testing.F) {
 		}
 		_, _ = mayChangeState(string(b))
 	})
+}
+
+// TestVersionFrame: the driver's first frame says which bash it is; a
+// version that is not two numbers is not a frame.
+func TestVersionFrame(t *testing.T) {
+	br := bufio.NewReader(strings.NewReader("V\x005\x002\x00"))
+	if f, err := readFrame(br); err != nil || f.kind != 'V' || f.version != [2]int{5, 2} {
+		t.Errorf("readFrame = %+v, %v", f, err)
+	}
+	for _, bad := range []string{"V\x005\x00\x00", "V\x00five\x002\x00", "V\x005\x00"} {
+		if f, err := readFrame(bufio.NewReader(strings.NewReader(bad))); err == nil {
+			t.Errorf("readFrame(%q) = %+v, want an error", bad, f)
+		}
+	}
+}
+
+// TestOneBashPerStart: the session's first command starts one bash (the
+// session's own, which reports its version itself), not a second one
+// just to ask which bash it is.
+func TestOneBashPerStart(t *testing.T) {
+	dir := t.TempDir()
+	log := filepath.Join(dir, "starts")
+	wrapper := filepath.Join(dir, "bash")
+	real, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	script := fmt.Sprintf("#!/bin/sh\necho start >> %q\nexec %q \"$@\"\n", log, real)
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := newTestManager(t, func(o *ManagerOptions) { o.Shell = wrapper })
+	if res := mustRun(t, m.Session("s"), "echo hi", RunOptions{}); res.Output != "hi" {
+		t.Fatalf("%s", res.Text())
+	}
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "start"); n != 1 {
+		t.Errorf("%d bash processes started for the first command, want 1", n)
+	}
 }
 
 // TestLongLivedShellWithReadOnlyGit: a workspace with a .git, whose bash

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -238,27 +237,28 @@ func (m *Manager) CloseAll() error {
 	return errors.Join(errs...)
 }
 
-// checkShell makes sure, once, that the shell is a bash new enough for the
-// wrapper script (it uses ${var@a}, from bash 4.4).
-func (m *Manager) checkShell(ctx context.Context) error {
+// bashChecked reports whether a bash of the manager already said it is
+// new enough (its driver's V frame, see hello).
+func (m *Manager) bashChecked() bool {
 	m.mu.Lock()
-	ok := m.checked
-	m.mu.Unlock()
-	if ok {
-		return nil
-	}
-	out, err := exec.CommandContext(ctx, m.shellPath, "--noprofile", "--norc", "-c",
-		`echo "${BASH_VERSINFO[0]} ${BASH_VERSINFO[1]}"`).Output()
-	if err != nil {
-		if ctx.Err() != nil {
-			return fmt.Errorf("shell: check %s: %w", m.shellPath, ctx.Err())
+	defer m.mu.Unlock()
+	return m.checked
+}
+
+// checkVersion checks the version a session's bash reported in its V
+// frame (the driver uses ${var@a} and mapfile -d, from bash 4.4); ok is
+// false when it sent none (it is not bash, or failed to start).
+func (m *Manager) checkVersion(v [2]int, ok bool, exitErr error) error {
+	if !ok {
+		why := ""
+		if exitErr != nil {
+			why = fmt.Sprintf(" (%v)", exitErr)
 		}
-		return fmt.Errorf("shell: %s does not run as bash 4.4 or newer: %w; install bash and point olly at it", m.shellPath, err)
+		return fmt.Errorf("shell: %s does not run as bash 4.4 or newer%s; install bash and point olly at it", m.shellPath, why)
 	}
-	var major, minor int
-	if _, err := fmt.Sscan(string(out), &major, &minor); err != nil || major < 4 || (major == 4 && minor < 4) {
-		return fmt.Errorf("shell: %s is not bash 4.4 or newer (it reports %q); install a newer bash and point olly at it",
-			m.shellPath, strings.TrimSpace(string(out)))
+	if v[0] < 4 || (v[0] == 4 && v[1] < 4) {
+		return fmt.Errorf("shell: %s is not bash 4.4 or newer (it reports \"%d %d\"); install a newer bash and point olly at it",
+			m.shellPath, v[0], v[1])
 	}
 	m.mu.Lock()
 	m.checked = true

@@ -1,7 +1,5 @@
 package shell
 
-import "context"
-
 // Prestart starts the session's bash in the background, ahead of its
 // first command, so that what starting it costs (checking bash, the
 // sandbox's rules, the mount-namespace helper, bash itself) overlaps
@@ -40,8 +38,7 @@ func (s *Shell) prestart(opts RunOptions) {
 	if s.proc != nil {
 		return
 	}
-	// Bounded (one bash printing its version); Close waits for it.
-	if s.m.checkShell(context.Background()) != nil || s.closed() || s.prepare() != nil || s.closed() {
+	if s.prepare() != nil || s.closed() {
 		return
 	}
 	p, err := s.startProc(s.sandboxSpec(opts.Policy, opts.Writable), s.cwd)

@@ -54,6 +54,12 @@ type bashProc struct {
 	frames  chan frame    // B and D frames; closed when the reader stops
 	quit    chan struct{} // closed when olly drops the process
 	readErr error         // why the reader stopped (set before frames closes)
+	// hello is closed once bash's first frame (V: its version) was read,
+	// or the reader stopped without one; then version and versionOK are
+	// set.
+	hello     chan struct{}
+	version   [2]int
+	versionOK bool
 
 	mu    sync.Mutex
 	saved int // the last state slot bash reported saved, -1 for none
@@ -104,7 +110,7 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 	p := &bashProc{
 		cmd: cmd, pid: cmd.Process.Pid, spec: spec, dir: own, fresh: fresh, stamps: stamps, nestedCut: plan.NestedCut(),
 		wake: wakeW, fr: frR, exited: make(chan struct{}),
-		frames: make(chan frame, 4), quit: make(chan struct{}), saved: -1,
+		frames: make(chan frame, 4), quit: make(chan struct{}), saved: -1, hello: make(chan struct{}),
 	}
 	// Read before anyone waits for bash, so it cannot have been reaped.
 	p.start = procStart(p.pid)
@@ -119,7 +125,40 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 	s.leaders = append(s.leaders, p.pid)
 	s.leaderStarts = append(s.leaderStarts, groupRecord{Pgid: p.pid, Start: p.start})
 	s.record()
+	if !s.m.bashChecked() {
+		if err := s.checkBash(p); err != nil {
+			p.stop(s.m.opts.KillGrace)
+			_ = os.RemoveAll(own)
+			return nil, err
+		}
+	}
 	return p, nil
+}
+
+// helloWait bounds how long the first bash of a manager may take to say
+// which version it is.
+const helloWait = 10 * time.Second
+
+// checkBash waits for the version p's driver reports first (the V frame),
+// once per manager: a program that is not bash, or a bash older than 4.4,
+// is refused with a message saying what to install.
+func (s *Shell) checkBash(p *bashProc) error {
+	t := time.NewTimer(helloWait)
+	defer t.Stop()
+	select {
+	case <-p.hello:
+	case <-t.C:
+		return fmt.Errorf("shell: %s did not start within %s; check that it is bash 4.4 or newer", s.m.shellPath, helloWait)
+	}
+	var exitErr error
+	if !p.versionOK {
+		select {
+		case <-p.exited:
+			exitErr = p.waitErr
+		case <-time.After(frameDrain):
+		}
+	}
+	return s.m.checkVersion(p.version, p.versionOK, exitErr)
 }
 
 // read passes bash's frames on until the pipe fails or olly drops the
@@ -127,8 +166,22 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 func (p *bashProc) read() {
 	defer close(p.frames)
 	br := bufio.NewReader(p.fr)
+	f, err := readFrame(br)
+	if err == nil && f.kind != 'V' {
+		err = fmt.Errorf("%w: %q before the version", errBadFrame, f.kind)
+	}
+	if err != nil {
+		p.readErr = err
+		close(p.hello)
+		return
+	}
+	p.version, p.versionOK = f.version, true
+	close(p.hello)
 	for {
 		f, err := readFrame(br)
+		if err == nil && f.kind == 'V' {
+			err = fmt.Errorf("%w: a second version frame", errBadFrame)
+		}
 		if err != nil {
 			p.readErr = err
 			return

@@ -151,8 +151,8 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 		return nil, err
 	}
 	defer s.unlock()
-	if err := s.m.checkShell(ctx); err != nil {
-		return nil, err
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("shell: the command was not started: %w", err)
 	}
 	res := &Result{Command: command, ExitCode: -1, StartCwd: s.cwd, Cwd: s.cwd}
 	if strings.IndexByte(command, 0) >= 0 {

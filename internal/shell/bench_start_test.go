@@ -1,0 +1,54 @@
+package shell
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/olly-agent/olly/internal/sandbox"
+)
+
+// BenchmarkFirstCommand is what a session's first command costs when
+// nothing started its shell ahead: a new manager, the session's bash
+// (with the sandbox's allow list and ruleset, and in a git workspace the
+// mount-namespace helper), the command, and closing it all again.
+// cpu-ms/op is the CPU time of the whole process tree per session.
+func BenchmarkFirstCommand(b *testing.B) {
+	sb := sandbox.New("")
+	b.Run("plain", func(b *testing.B) { benchFirst(b, nil, false) })
+	if !sb.Status().Active() {
+		b.Log("no sandbox: ", sb.Status().Reason)
+		return
+	}
+	b.Run("sandboxed", func(b *testing.B) { benchFirst(b, sb, false) })
+	b.Run("sandboxed-git", func(b *testing.B) { benchFirst(b, sb, true) })
+}
+
+func benchFirst(b *testing.B, sb *sandbox.Sandbox, git bool) {
+	ctx := context.Background()
+	artifacts := b.TempDir()
+	cpu, own := treeCPU(b)
+	for b.Loop() {
+		root := b.TempDir()
+		if git {
+			if err := os.Mkdir(filepath.Join(root, ".git"), 0o700); err != nil {
+				b.Fatal(err)
+			}
+		}
+		m, err := NewManager(ManagerOptions{Roots: []string{root}, ArtifactDir: artifacts, Sandbox: sb})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := m.Session("bench").Run(ctx, "echo step >> steps.txt", RunOptions{})
+		if err != nil || res.ExitCode != 0 {
+			b.Fatalf("%v %+v", err, res)
+		}
+		if err := m.CloseAll(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	cpu2, own2 := treeCPU(b)
+	b.ReportMetric(float64(cpu2-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(own2-own)/float64(b.N)/1e6, "go-cpu-ms/op")
+}
