@@ -26,7 +26,7 @@ func (r *run) openScratch() {
 	if base == "" || r.t.Workspace == nil || !r.mode.orchestrator || r.depth > 0 {
 		return
 	}
-	dir := filepath.Join(base, safeName(r.t.SessionID))
+	dir := ScratchPath(base, r.t.SessionID)
 	err := os.MkdirAll(dir, 0o700)
 	if err == nil {
 		// Tools report resolved paths (symlinks followed): so must the
@@ -42,6 +42,11 @@ func (r *run) openScratch() {
 	r.scratch = dir
 	r.env.Snapshots = scratchSnapshots{inner: r.env.Snapshots, dir: dir}
 }
+
+// ScratchPath is the scratch directory of session id under base (the
+// agent's ScratchDir); app starts the session's shell ahead with it
+// allowed, as the turn will.
+func ScratchPath(base, id string) string { return filepath.Join(base, safeName(id)) }
 
 // closeScratch deletes the scratch directory.
 func (r *run) closeScratch() {

@@ -305,3 +305,6 @@ func (a *App) openWorkspace(dir string) (*workspace.Workspace, error) {
 	return workspace.New([]string{dir}, workspace.WithExtraRoots(a.extraRoots...),
 		workspace.WithProtected(p.ConfigDir, p.DataDir, p.StateDir))
 }
+
+// scratchDir holds the sessions' scratch directories (agent.ScratchPath).
+func (a *App) scratchDir() string { return filepath.Join(a.Config.Paths().StateDir, "scratch") }

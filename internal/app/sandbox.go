@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/olly-agent/olly/internal/agent"
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/config"
 	"github.com/olly-agent/olly/internal/event"
@@ -26,7 +27,7 @@ func (a *App) sandboxSpec() sandbox.Spec {
 	writable := append(sandbox.ExpandHome(a.Config.Sandbox.Writable, home), sandbox.EnvCaches(os.Getenv)...)
 	deny := append(sandbox.DefaultDenyRead(home), paths.ConfigDir, paths.DataDir, paths.StateDir)
 	deny = append(deny, sandbox.ExpandHome(a.Config.Sandbox.DenyRead, home)...)
-	scratch := filepath.Join(paths.StateDir, "scratch")
+	scratch := a.scratchDir()
 	// The scratch folder must exist for the kernel rule to attach to it.
 	_ = os.MkdirAll(scratch, 0o700)
 	// The writable places here are build caches (sandbox.writable): not
@@ -109,6 +110,14 @@ func (a *App) PrestartShell(sess *store.Session) {
 	ws, err := a.openWorkspace(sess.Workspace)
 	if err != nil {
 		return
+	}
+	// The turn allows the session's scratch directory (agent's
+	// openScratch): so does the sandbox the bash starts in, or the first
+	// command would need another bash.
+	if dir := agent.ScratchPath(a.scratchDir(), sess.ID); os.MkdirAll(dir, 0o700) == nil {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			_ = ws.Allow(real)
+		}
 	}
 	sp, err := a.spaceFor(ws)
 	if err != nil {

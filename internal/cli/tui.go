@@ -45,38 +45,9 @@ func runTUI(ctx context.Context, f *Factory, opts *printOptions, args []string) 
 	}
 	defer a.Close()
 
-	var sess *store.Session
-	switch {
-	case opts.Resume == resumePick:
-		// --resume without an id: the UI's sessions picker.
-		if opts.resumeMiss != "" {
-			return usageError("no session matches %q (olly sessions list shows them; --resume alone opens a list to pick from)", opts.resumeMiss)
-		}
-		recent, err := a.Sessions.Recent(ctx, d.workspace, 1)
-		if err != nil {
-			return err
-		}
-		if len(recent) == 0 {
-			return usageError("no sessions in %s yet: olly starts a new one", d.workspace)
-		}
-		sess = &store.Session{Workspace: d.workspace}
-	case opts.resuming():
-		if sess, err = resumeTarget(ctx, f, a.Sessions, opts, d.workspace, f.terminal()); err != nil {
-			return err
-		}
-		a.PrestartShell(sess)
-	default:
-		// The id first, so the session's shell starts while a model is
-		// picked.
-		id := store.NewID(time.Now())
-		a.PrestartShell(&store.Session{ID: id, Workspace: d.workspace, Mode: string(event.ModeAgent)})
-		model, err := pickModel(ctx, f, a, a.Config.AgentMode.Model)
-		if err != nil {
-			return err
-		}
-		if sess, err = a.Sessions.Create(ctx, session.CreateOptions{ID: id, Workspace: d.workspace, Mode: event.ModeAgent, Model: model}); err != nil {
-			return err
-		}
+	sess, err := tuiSession(ctx, f, a, opts, d.workspace)
+	if err != nil {
+		return err
 	}
 	idx, err := a.StartIndexing(ctx, nil) // failures go to the log
 	if err != nil {
@@ -174,4 +145,45 @@ func gitBranch(dir string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// tuiSession is the session the TUI opens: the picker's (an empty id),
+// the one --continue or --resume names, or a new one; its shell starts
+// at once (app.PrestartShell).
+func tuiSession(ctx context.Context, f *Factory, a *app.App, opts *printOptions, dir string) (*store.Session, error) {
+	var sess *store.Session
+	var err error
+	switch {
+	case opts.Resume == resumePick:
+		// --resume without an id: the UI's sessions picker.
+		if opts.resumeMiss != "" {
+			return nil, usageError("no session matches %q (olly sessions list shows them; --resume alone opens a list to pick from)", opts.resumeMiss)
+		}
+		recent, err := a.Sessions.Recent(ctx, dir, 1)
+		if err != nil {
+			return nil, err
+		}
+		if len(recent) == 0 {
+			return nil, usageError("no sessions in %s yet: olly starts a new one", dir)
+		}
+		sess = &store.Session{Workspace: dir}
+	case opts.resuming():
+		if sess, err = resumeTarget(ctx, f, a.Sessions, opts, dir, f.terminal()); err != nil {
+			return nil, err
+		}
+		a.PrestartShell(sess)
+	default:
+		// The id first, so the session's shell starts while a model is
+		// picked.
+		id := store.NewID(time.Now())
+		a.PrestartShell(&store.Session{ID: id, Workspace: dir, Mode: string(event.ModeAgent)})
+		model, err := pickModel(ctx, f, a, a.Config.AgentMode.Model)
+		if err != nil {
+			return nil, err
+		}
+		if sess, err = a.Sessions.Create(ctx, session.CreateOptions{ID: id, Workspace: dir, Mode: event.ModeAgent, Model: model}); err != nil {
+			return nil, err
+		}
+	}
+	return sess, nil
 }

@@ -50,8 +50,23 @@ func uniquePaths(lists ...[]string) []string {
 // sameSpec reports whether a bash confined by a may run a command that
 // needs b: the kernel fixes a process's sandbox when it starts.
 func sameSpec(a, b sandbox.Spec) bool {
-	return a.Policy == b.Policy && a.Network == b.Network && slices.Equal(a.Writable, b.Writable) &&
+	return a.Policy == b.Policy && a.Network == b.Network && samePaths(a.Writable, b.Writable) &&
 		slices.Equal(a.Own, b.Own) && slices.Equal(a.DenyRead, b.DenyRead)
+}
+
+// samePaths reports whether a and b hold the same paths in any order (the
+// allow list does not depend on it; a workspace's directories may come in
+// another order when the frontend started the shell ahead).
+func samePaths(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, p := range a {
+		if !slices.Contains(b, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // makeTmpDir creates the session's private temporary folder, which every

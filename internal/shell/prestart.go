@@ -11,8 +11,10 @@ package shell
 // It returns at once. The goroutine it starts holds the shell as a
 // command does: a command that comes meanwhile waits for it and then
 // uses the bash it started; Close waits for it and ends what it started.
-// When a command already holds the shell, or a bash is running, it does
-// nothing. A failure is not reported here: the first command meets it
+// When a command already holds the shell, or a bash that could run such a
+// command is running, it does nothing; a bash that could not (another
+// sandbox, or one the next command would replace anyway) is replaced now,
+// its state carried over as always. A failure is not reported here: the first command meets it
 // again and reports it exactly as without Prestart.
 func (s *Shell) Prestart(opts RunOptions) {
 	select {
@@ -35,13 +37,17 @@ func (s *Shell) Prestart(opts RunOptions) {
 
 // prestart is Prestart's work; the caller holds sem.
 func (s *Shell) prestart(opts RunOptions) {
-	if s.proc != nil {
-		return
-	}
 	if s.prepare() != nil || s.closed() {
 		return
 	}
-	p, err := s.startProc(s.sandboxSpec(opts.Policy, opts.Writable), s.cwd)
+	spec := s.sandboxSpec(opts.Policy, opts.Writable)
+	if p := s.proc; p != nil {
+		if !p.dead() && sameSpec(p.spec, spec) && !stampsChanged(p.stamps) {
+			return
+		}
+		s.dropProc(nil)
+	}
+	p, err := s.startProc(spec, s.cwd)
 	if err != nil {
 		return
 	}

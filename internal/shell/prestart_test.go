@@ -96,3 +96,55 @@ func TestPrestartThenClose(t *testing.T) {
 		sh.Prestart(RunOptions{}) // closed: nothing
 	}
 }
+
+// TestPrestartReplacesABashThatCannotRunTheCommand: a bash started ahead
+// for another sandbox (here: without a directory the person allowed
+// since) is replaced by the next Prestart, with the state carried over,
+// so the first command does not start one itself; a Prestart for the
+// same sandbox keeps it.
+func TestPrestartReplacesABashThatCannotRunTheCommand(t *testing.T) {
+	m, _, outside, _ := sandboxed(t)
+	sh := m.Session("s")
+	sh.Prestart(RunOptions{})
+	first := prestartedPid(t, sh)
+	mustRun(t, sh, "export KEPT=1", RunOptions{})
+	sh.Prestart(RunOptions{Writable: []string{outside}})
+	second := prestartedPid(t, sh)
+	if second == 0 || second == first {
+		t.Fatalf("bash %d after the Prestart for another sandbox (before: %d)", second, first)
+	}
+	res := mustRun(t, sh, "echo $$ $KEPT; echo x > "+outside+"/allowed", RunOptions{Writable: []string{outside}})
+	if want := strconv.Itoa(second) + " 1"; res.Output != want || res.ExitCode != 0 {
+		t.Fatalf("output %q (exit %d), want %q: the bash started ahead, with the state", res.Output, res.ExitCode, want)
+	}
+	sh.Prestart(RunOptions{Writable: []string{outside}})
+	if again := prestartedPid(t, sh); again != second {
+		t.Errorf("a Prestart for the same sandbox replaced bash %d with %d", second, again)
+	}
+}
+
+// TestAllowedPlaceMadeAgainGetsANewBash: an allowed directory removed and
+// made again between commands (the agent's scratch directory, every turn)
+// is a new inode no rule of the running bash covers: the next command
+// gets a bash that can write it.
+func TestAllowedPlaceMadeAgainGetsANewBash(t *testing.T) {
+	m, _, outside, _ := sandboxed(t)
+	scratch := filepath.Join(outside, "scratch")
+	if err := os.Mkdir(scratch, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	sh := m.Session("s")
+	opts := RunOptions{Writable: []string{scratch}}
+	if res := mustRun(t, sh, "echo 1 > "+scratch+"/a", opts); res.ExitCode != 0 {
+		t.Fatalf("%s", res.Text())
+	}
+	if err := os.RemoveAll(scratch); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(scratch, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if res := mustRun(t, sh, "echo 2 > "+scratch+"/b", opts); res.ExitCode != 0 {
+		t.Errorf("writing the directory made again: %s", res.Text())
+	}
+}

@@ -23,6 +23,10 @@ type dirStamp struct {
 	mtime   time.Time
 	exists  bool
 	entries map[string]uint64 // a split directory's entries: name → inode
+	// ino: an allowed place that existed, by inode: one removed and made
+	// again (the agent's scratch directory, every turn) is another inode,
+	// which no rule covers.
+	ino uint64
 }
 
 // stampsFor lists the dirStamps of spec, whose allow list (as Start
@@ -57,6 +61,8 @@ func stampsFor(spec sandbox.Spec, grants []sandbox.Grant, home string) []*dirSta
 	for _, p := range slices.Concat(spec.Writable, spec.Own) {
 		if st := stamp(p); !st.exists {
 			out = append(out, &st)
+		} else if ino := inode(p); ino != 0 {
+			out = append(out, &dirStamp{path: p, exists: true, ino: ino})
 		}
 	}
 	if spec.Policy == sandbox.WorkspaceWrite {
@@ -86,6 +92,15 @@ func stamp(path string) dirStamp {
 	return dirStamp{path: path, mtime: fi.ModTime(), exists: true}
 }
 
+// inode returns path's inode (links followed), 0 if it cannot be read.
+func inode(path string) uint64 {
+	var st syscall.Stat_t
+	if syscall.Stat(path, &st) != nil {
+		return 0
+	}
+	return uint64(st.Ino)
+}
+
 // listEntries returns dir's entries by inode; nil if it cannot be read.
 func listEntries(dir string) map[string]uint64 {
 	des, err := os.ReadDir(dir)
@@ -108,6 +123,12 @@ func listEntries(dir string) map[string]uint64 {
 // the new time is kept, so removals cost one listing, not one per command.
 func stampsChanged(stamps []*dirStamp) bool {
 	for _, st := range stamps {
+		if st.ino != 0 {
+			if inode(st.path) != st.ino {
+				return true
+			}
+			continue
+		}
 		now := stamp(st.path)
 		if now.exists == st.exists && now.mtime.Equal(st.mtime) {
 			continue
