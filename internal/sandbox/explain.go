@@ -26,7 +26,7 @@ func (r Refusal) String() string {
 	case "read":
 		return "reading " + r.Path + " (a protected path)"
 	case "git-folder":
-		return "creating, renaming or removing " + r.Path + " (this machine keeps .git read-only with per-entry rules, so the folder that holds a .git cannot change its own entries; files in its subfolders can be changed)"
+		return "creating, renaming or removing " + r.Path + " (this machine keeps .git read-only with per-entry rules, so the folder that holds a .git, and each folder on the way to a nested repository's, cannot change its own entries; files in their subfolders can be changed)"
 	case "git":
 		return "changing " + r.Path + " (a repository's .git is read-only in the sandbox, because git runs its hooks and configuration later outside it; git commands that write it, such as add, commit, checkout or fetch, need the person's approval to run outside the sandbox)"
 	}
@@ -148,8 +148,16 @@ func (e *explainer) gitName(name string) bool {
 // write into .git fails with EROFS (or EBUSY renaming it), never EACCES.
 func (e *explainer) gitPath(p string) bool {
 	in := func(r string) bool { return under(p, r) || under(realOrSelf(p), r) }
+	// The folder holding a protected path, and with per-entry rules each
+	// folder on the way down to it from its writable place, cannot get,
+	// lose or rename entries (a nested repository's too: Plan).
 	beside := func(r string) bool {
-		return filepath.Dir(p) == filepath.Dir(r) || filepath.Dir(realOrSelf(p)) == filepath.Dir(r)
+		for _, d := range []string{filepath.Dir(p), filepath.Dir(realOrSelf(p))} {
+			if d == filepath.Dir(r) || under(filepath.Dir(r), d) && e.spec.mayWrite(d) {
+				return true
+			}
+		}
+		return false
 	}
 	switch {
 	case (slices.ContainsFunc(e.ro, in) || e.mode == GitSeatbelt && e.anyGit(p)) && (e.mode != GitMount || roLine.MatchString(e.line)):

@@ -104,7 +104,17 @@ func (r *roList) add(p string) {
 // and those its .gitmodules names (not checked out yet).
 func (r *roList) repository(w, tree string) {
 	r.add(filepath.Join(tree, GitDir))
-	for _, sub := range submoduleTrees(w, gitFolder(tree)) {
+	folder := gitFolder(tree)
+	if folder != "" && folder != filepath.Join(tree, GitDir) && under(realOrSelf(folder), w) {
+		// A .git file points to a git folder inside the place (a
+		// worktree, or a clone made with --separate-git-dir): git
+		// obeys its hooks and config, and its common folder's.
+		r.add(folder)
+		if common := commonDir(folder); common != "" && under(realOrSelf(common), w) {
+			r.add(common)
+		}
+	}
+	for _, sub := range submoduleTrees(w, folder) {
 		r.submodule(sub)
 	}
 	for _, sub := range submodulePaths(filepath.Join(tree, ".gitmodules")) {
@@ -162,6 +172,25 @@ func gitFolder(w string) string {
 	}
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(w, dir)
+	}
+	return filepath.Clean(dir)
+}
+
+// commonDir returns the folder a git folder's commondir file names (a
+// linked worktree's shared repository), or "".
+func commonDir(folder string) string {
+	f, err := os.Open(filepath.Join(folder, "commondir"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(io.LimitReader(f, 4096)).ReadString('\n')
+	dir := strings.TrimSpace(line)
+	if dir == "" {
+		return ""
+	}
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(folder, dir)
 	}
 	return filepath.Clean(dir)
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // TestNestedBudgetIsSaid: a plan whose search was cut short says so
-// (StartPlan.NestedCut, which the shell passes on), and says nothing when
+// (StartPlan.Nested().Cut, which the shell passes on), and says nothing when
 // the search was whole; in both cases what was found is protected.
 func TestNestedBudgetIsSaid(t *testing.T) {
 	base := activeSandbox(t)
@@ -27,11 +27,11 @@ func TestNestedBudgetIsSaid(t *testing.T) {
 		}
 		f := newGitFixture(t)
 		nestBudget = saved
-		if cut := b.PlanStart(f.spec()).NestedCut(); cut != "" {
+		if cut := b.PlanStart(f.spec()).Nested().Cut; cut != "" {
 			t.Fatalf("%s: the whole search says it was cut: %s", mode, cut)
 		}
 		nestBudget.dirs = 2 // the top level, and node_modules as it is met there
-		cut := b.PlanStart(f.spec()).NestedCut()
+		cut := b.PlanStart(f.spec()).Nested().Cut
 		if !strings.Contains(cut, f.ws) || !strings.Contains(cut, "2 folders") || !strings.Contains(cut, "not protected") {
 			t.Errorf("%s: cut = %q, want the place, the bound and what it means", mode, cut)
 		}
@@ -80,4 +80,49 @@ func BenchmarkFindNested(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
+}
+
+// TestNestedEverydayCommands: what a nested repository costs everyday
+// work under each mechanism. With mounts only its .git is read-only; with
+// per-entry rules the folders from the workspace down to it cannot get
+// new entries either (they are split), which is refused and explained,
+// while files below them still change.
+func TestNestedEverydayCommands(t *testing.T) {
+	base := activeSandbox(t)
+	modes := map[string]*Sandbox{GitSplit: withGit(base, GitSplit)}
+	if base.Status().Git == GitMount {
+		modes[GitMount] = base
+	}
+	for how, b := range modes {
+		for _, c := range []struct {
+			script       string
+			mount, split bool
+		}{
+			{"echo x >> third_party/lib/.git/HEAD", false, false},
+			{"touch third_party/new", true, false},
+			{"touch third_party/lib/new.c", true, false},
+			{"mkdir -p third_party/lib/.git/../src/a && echo x > third_party/lib/src/a/f", true, false},
+			{"mkdir -p docs/a && echo x > docs/a/f && rm -r docs/a", true, true},
+			{"echo x >> third_party/lib/.git/../README", true, true},
+		} {
+			t.Run(how+"/"+c.script, func(t *testing.T) {
+				f := newGitFixture(t)
+				must(t, os.WriteFile(filepath.Join(f.ws, "third_party/lib/README"), nil, 0o644))
+				must(t, os.Mkdir(filepath.Join(f.ws, "docs"), 0o755))
+				out, err := runIn(t, b, f.spec(), f.ws, c.script)
+				want := c.mount
+				if how == GitSplit {
+					want = c.split
+				}
+				switch {
+				case want && err != nil:
+					t.Fatalf("failed: %v\n%s", err, out)
+				case !want && err == nil:
+					t.Fatalf("worked, though %s should refuse it:\n%s", how, out)
+				case !want && !strings.Contains(Note(WorkspaceWrite, b.Explain(f.spec(), f.ws, "", out)), ".git"):
+					t.Fatalf("the refusal is not explained as .git's: %+v\n%s", b.Explain(f.spec(), f.ws, "", out), out)
+				}
+			})
+		}
+	}
 }

@@ -46,6 +46,12 @@ func nestedTree(t testing.TB) (dir, ws string) {
 		"third_party/lib/.git/HEAD":              "ref: refs/heads/main\n",
 		"a/b/c/d/deep/.git/HEAD":                 "ref: refs/heads/main\n",
 		"node_modules/pkg/node_modules/x/.git/x": "",
+		// A worktree whose git folder, and its common folder, lie in
+		// the workspace outside any .git.
+		"tools/wt2/.git":     "gitdir: ../../meta/wt2\n",
+		"meta/wt2/HEAD":      "ref: refs/heads/x\n",
+		"meta/wt2/commondir": "../common\n",
+		"meta/common/config": "[core]\n",
 	} {
 		must(t, os.MkdirAll(filepath.Dir(filepath.Join(ws, name)), 0o755))
 		must(t, os.WriteFile(filepath.Join(ws, name), []byte(content), 0o644))
@@ -58,7 +64,7 @@ func TestFindNested(t *testing.T) {
 	got := findNested([]string{ws})
 	want := []string{
 		"a/b/c/d/deep/.git", "node_modules/@scope/p/.git", "node_modules/pkg/.git", "third_party/lib/.git",
-		"third_party/lib/m/.git", "tools/wt/.git", "upper/.GIT", "vendor/bare.git",
+		"third_party/lib/m/.git", "tools/wt/.git", "tools/wt2/.git", "upper/.GIT", "vendor/bare.git",
 	}
 	var rel []string
 	for _, g := range got.Git {
@@ -71,7 +77,7 @@ func TestFindNested(t *testing.T) {
 	}
 	// readOnly keeps them all, with the clone's submodule, resolved.
 	ro := Spec{Policy: WorkspaceWrite, Writable: []string{ws}}.readOnly(true)
-	for _, r := range append(want, ".git") {
+	for _, r := range append(want, ".git", "meta/wt2", "meta/common") {
 		if !slices.Contains(ro, filepath.Join(ws, r)) {
 			t.Errorf("readOnly(true) = %v lacks %s", ro, r)
 		}
@@ -189,5 +195,29 @@ func mirrorTree(src, dst string) error {
 			return os.MkdirAll(target, 0o755)
 		}
 		return os.WriteFile(target, nil, 0o644)
+	})
+}
+
+// FuzzGitPointers: a nested .git file and a commondir are workspace
+// content; whatever they hold, what readOnly takes from them stays inside
+// the writable place, and nothing panics.
+func FuzzGitPointers(f *testing.F) {
+	f.Add("gitdir: ../../meta/wt\n", "../common\n")
+	f.Add("gitdir: /etc\n", "/\n")
+	f.Add("gitdir:\n", "../../../..\n")
+	f.Add("", "\x00")
+	dir, _ := filepath.EvalSymlinks(f.TempDir())
+	ws := filepath.Join(dir, "ws")
+	must(f, os.MkdirAll(filepath.Join(ws, "tools/wt"), 0o755))
+	must(f, os.MkdirAll(filepath.Join(ws, "meta/wt"), 0o755))
+	must(f, os.MkdirAll(filepath.Join(ws, "meta/common"), 0o755))
+	f.Fuzz(func(t *testing.T, pointer, common string) {
+		must(t, os.WriteFile(filepath.Join(ws, "tools/wt/.git"), []byte(pointer), 0o644))
+		must(t, os.WriteFile(filepath.Join(ws, "meta/wt/commondir"), []byte(common), 0o644))
+		for _, p := range (Spec{Policy: WorkspaceWrite, Writable: []string{ws}}).readOnly(true) {
+			if !under(p, ws) {
+				t.Fatalf("pointer %q, commondir %q: %s is outside the workspace", pointer, common, p)
+			}
+		}
 	})
 }

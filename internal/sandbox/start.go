@@ -45,16 +45,11 @@ const (
 // when nothing confines the command.
 func (p *StartPlan) Grants() []Grant { return p.grants }
 
-// NestedCut says why the search for nested repositories made for this
-// plan stopped before it had looked everywhere, or "" (it did, or found
-// no need: not workspace-write, not Landlock). What it did not reach is
-// not protected: the caller tells the person.
-func (p *StartPlan) NestedCut() string {
-	if p.spec.Nested == nil {
-		return ""
-	}
-	return p.spec.Nested.Cut
-}
+// Nested is the search for nested repositories made for this plan (nil
+// when none was needed: not workspace-write, not Landlock). Its Cut says
+// where it did not look, which is not protected: the caller tells the
+// person. Given back in the Spec passed to Explain, it spares a search.
+func (p *StartPlan) Nested() *Nested { return p.spec.Nested }
 
 // PlanStart decides how Start confines a command under spec and plans
 // its allow list, once.
@@ -68,7 +63,7 @@ func (b *Sandbox) PlanStart(spec Spec) *StartPlan {
 	}
 	if b.status.Mechanism == "landlock" {
 		// One search for nested repositories, which the helper and the
-		// caller (NestedCut) get with the plan.
+		// caller (StartPlan.Nested) get with the plan.
 		spec = spec.searched()
 		p.spec = spec
 	}

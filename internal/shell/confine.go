@@ -84,11 +84,15 @@ func (s *Shell) makeTmpDir() error {
 // explainRefusals adds a note when the sandbox probably refused something
 // the command tried: the model reads what, and how to ask the person to
 // run it outside the sandbox.
-func (s *Shell) explainRefusals(spec sandbox.Spec, start string, res *Result) {
+// nested is the search for nested repositories the command's bash was
+// planned with (it knows which .git are protected without searching
+// again).
+func (s *Shell) explainRefusals(spec sandbox.Spec, nested *sandbox.Nested, start string, res *Result) {
 	res.Policy = spec.Policy
 	if spec.Policy == sandbox.Unsandboxed || res.ExitCode == 0 {
 		return
 	}
+	spec.Nested = nested
 	home, _ := os.UserHomeDir()
 	// The sandbox's own Explain knows how .git is kept read-only here
 	// (mounts or per-entry rules), which changes what a refusal means.

@@ -38,9 +38,11 @@ type bashProc struct {
 	// fresh: started without the session's state, which a sandboxed bash
 	// wrote and this unsandboxed one must not trust.
 	fresh bool
-	// nestedCut says why the sandbox's search for nested repositories
-	// stopped short ("" if it did not): told with the first command.
-	nestedCut string
+	// nested is what the sandbox's search for nested repositories found
+	// for this bash (nil: no search); its Cut is told with the first
+	// command, and Explain reads the refusals with it.
+	nested    *sandbox.Nested
+	cutIsTold bool
 	// stamps are the directories whose later entries the sandbox domain
 	// does not cover, and the allowed places that were missing: a change
 	// to either means a new bash (see confine.go).
@@ -108,7 +110,7 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 		return nil, fmt.Errorf("shell: could not start %s: %w", s.m.shellPath, err)
 	}
 	p := &bashProc{
-		cmd: cmd, pid: cmd.Process.Pid, spec: spec, dir: own, fresh: fresh, stamps: stamps, nestedCut: plan.NestedCut(),
+		cmd: cmd, pid: cmd.Process.Pid, spec: spec, dir: own, fresh: fresh, stamps: stamps, nested: plan.Nested(),
 		wake: wakeW, fr: frR, exited: make(chan struct{}),
 		frames: make(chan frame, 4), quit: make(chan struct{}), saved: -1, hello: make(chan struct{}),
 	}

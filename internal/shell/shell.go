@@ -189,12 +189,12 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 		r.proc.fresh = false
 		res.Notes = append(res.Notes, freshNote)
 	}
-	if cut := r.proc.nestedCut; cut != "" {
+	if n := r.proc.nested; n != nil && n.Cut != "" && !r.proc.cutIsTold {
 		// What the sandbox could not protect is said, not left silent.
-		r.proc.nestedCut = ""
-		res.Notes = append(res.Notes, "sandbox: "+cut)
+		r.proc.cutIsTold = true
+		res.Notes = append(res.Notes, "sandbox: "+n.Cut)
 	}
-	s.explainRefusals(r.spec, start, res)
+	s.explainRefusals(r.spec, r.proc.nested, start, res)
 	return res, nil
 }
 
