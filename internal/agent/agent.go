@@ -47,6 +47,12 @@ func (r *run) loop(ctx context.Context) (*session.TurnResult, error) {
 		var batch *batchResult
 		if len(calls) > 0 {
 			r.recordResponse(ctx, res, calls, false)
+			// The calls are stored before any of them runs: a crash
+			// must not leave an effect the log does not show.
+			if err := r.t.Sync(ctx); err != nil {
+				r.setFailure(err)
+				return r.result()
+			}
 			batch = r.batches.runBatch(ctx, calls, r.ids(), r.iter)
 			r.reportChanges(ctx, batch) // checkpoints: changes.go
 			if ctx.Err() != nil {

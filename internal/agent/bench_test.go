@@ -132,6 +132,7 @@ func BenchmarkIterationStored(b *testing.B) {
 	}
 	dir := b.TempDir()
 	b.ReportAllocs()
+	c0, _ := st.Commits()
 	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -148,6 +149,8 @@ func BenchmarkIterationStored(b *testing.B) {
 	}
 	b.StopTimer()
 	reportPerIteration(b, cpu0)
+	c1, _ := st.Commits()
+	b.ReportMetric(float64(c1-c0)/float64(b.N*benchIterations), "commits/iteration")
 }
 
 // streamBenchText is a ~9 KB response in the text tool-calling format:

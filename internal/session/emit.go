@@ -69,6 +69,9 @@ func (s *Service) emit(ctx context.Context, sessionID string, turn int, p event.
 	if queued {
 		return ev, nil
 	}
+	// Committed at once, not after the store's commit delay. (An error
+	// here is ErrClosed, which the append's own answer reports too.)
+	_ = s.store.Flush(context.WithoutCancel(ctx))
 	<-item.settled
 	if item.err != nil {
 		return ev, fmt.Errorf("record %s event: %w", p.EventType(), item.err)
@@ -76,10 +79,29 @@ func (s *Service) emit(ctx context.Context, sessionID string, turn int, p event.
 	return ev, nil
 }
 
+// syncEmits waits until every event emitted in the session so far is
+// stored and published (or failed), without the store's commit delay. It
+// reports the failure of a queued event, if any, and leaves it for
+// flushEmits to report again: the turn stops either way.
+func (s *Service) syncEmits(ctx context.Context, id string) error {
+	if err := s.store.Flush(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("record events: %w", err)
+	}
+	pub := s.publisherFor(id)
+	pub.mu.Lock()
+	defer pub.mu.Unlock()
+	if pub.failed != nil {
+		return fmt.Errorf("record events: %w", pub.failed)
+	}
+	return nil
+}
+
 // flushEmits waits until every event emitted in the session so far is
 // stored and published (or failed), and returns — once — the failure of a
 // queued event, if any.
 func (s *Service) flushEmits(id string) error {
+	// The store commits at once what waits for its commit delay.
+	_ = s.store.Flush(context.Background()) // ErrClosed: the appends fail and say so
 	pub := s.publisherFor(id)
 	pub.mu.Lock()
 	var wait chan struct{}

@@ -143,6 +143,7 @@ func (s *Service) newTurn(sess *store.Session, ws *workspace.Workspace, in Promp
 	t := &Turn{SessionID: sess.ID, Number: number, Workspace: ws, Input: in, History: history,
 		Mode: firstNonEmpty(in.Mode, event.Mode(sess.Mode), event.ModeAgent), Model: firstNonEmpty(in.Model, sess.Model),
 		ExplorerModel: sess.ExplorerModel, Memory: sess.SessionMemory}
+	t.sync = func(ctx context.Context) error { return s.syncEmits(ctx, sess.ID) }
 	// Tools may emit from their own goroutines, hence the atomics.
 	var titled atomic.Bool
 	titled.Store(sess.Title != "")

@@ -20,6 +20,9 @@ type Log interface {
 	Append(ctx context.Context, rec *store.EventRecord) error
 	// AppendAsync queues an event for the next group commit (emit.go).
 	AppendAsync(ctx context.Context, rec *store.EventRecord, done func(error)) error
+	// Flush commits what AppendAsync queued now, without its commit delay,
+	// and waits for it (Turn.Sync).
+	Flush(ctx context.Context) error
 	Events(ctx context.Context, session string, afterSeq int64, limit int) ([]store.EventRecord, error)
 	Path(ctx context.Context, session string, leafSeq int64) ([]store.EventRecord, error)
 	LastSeq(ctx context.Context, session string) (int64, error)

@@ -104,6 +104,9 @@ type Turn struct {
 	Memory json.RawMessage
 
 	emit EmitFunc
+	// sync waits until what emit queued is durable (Sync); nil: emit
+	// returns only once its event is published.
+	sync func(ctx context.Context) error
 	// steering pops the session's queued steering messages (queue.go);
 	// nil for turns outside the service.
 	steering func() []PromptInput
@@ -124,6 +127,19 @@ func NewTurn(sessionID string, number int, ws *workspace.Workspace, in PromptInp
 	}
 	return &Turn{SessionID: sessionID, Number: number, Workspace: ws, Mode: in.Mode, Model: in.Model,
 		Input: in, History: history, emit: emit}
+}
+
+// Sync waits until every event the turn emitted so far is stored (and
+// published), and reports an event that could not be: the agent calls it
+// before it runs a tool, so that the call is in the log before it has
+// any effect. The service's Emit queues durable events for a group commit
+// and returns at once; without Sync they are stored within the store's
+// commit delay (a few milliseconds), unacknowledged until then.
+func (t *Turn) Sync(ctx context.Context) error {
+	if t.sync == nil {
+		return nil
+	}
+	return t.sync(ctx)
 }
 
 // Emit publishes an event of the turn (stored first when durable) and

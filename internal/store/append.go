@@ -102,7 +102,8 @@ func (s *Store) AppendAsync(ctx context.Context, rec *EventRecord, done func(err
 }
 
 // Flush waits until every append queued before it has been committed (or
-// failed). Its error is ctx's or ErrClosed; failures of the appends
+// failed): what AppendAsync queued is committed now instead of after the
+// commit delay. Its error is ctx's or ErrClosed; failures of the appends
 // themselves go to their own callers.
 func (s *Store) Flush(ctx context.Context) error {
 	done := make(chan struct{})
@@ -143,6 +144,7 @@ func (s *Store) enqueue(ctx context.Context, rec *EventRecord, pinned bool, done
 	r := &appendReq{rec: rec, pinned: pinned, prev: h.tail, done: done}
 	h.tail = r
 	s.queue = append(s.queue, r)
+	s.qurgent = s.qurgent || !pinned // Append waits for its commit
 	s.qmu.Unlock()
 	s.wakeCommitter()
 	return nil
@@ -156,6 +158,7 @@ func (s *Store) push(r *appendReq) error {
 		return ErrClosed
 	}
 	s.queue = append(s.queue, r)
+	s.qurgent = true
 	s.qmu.Unlock()
 	s.wakeCommitter()
 	return nil

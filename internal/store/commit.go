@@ -16,6 +16,8 @@ import (
 
 // commitLoop owns the writer for appends: it takes what is queued, lets
 // appenders that are about to queue do so, and commits it all together.
+// Events queued with AppendAsync wait up to the commit delay for more to
+// join them, unless something queued must not wait (mayWait).
 func (s *Store) commitLoop() {
 	defer s.wg.Done()
 	var batch []*appendReq
@@ -23,27 +25,39 @@ func (s *Store) commitLoop() {
 	// a search asks (ftsindex.go).
 	var (
 		pending int
-		timer   = time.NewTimer(time.Hour)
-		armed   bool
+		timer   = newIdleTimer()
+		delay   = newIdleTimer() // the commit delay of queued AppendAsync events
 	)
-	timer.Stop()
 	defer timer.Stop()
+	defer delay.Stop()
 	index := func() error {
 		pending = 0
-		if armed {
-			timer.Stop()
-			armed = false
-		}
+		timer.disarm()
 		return s.indexPending(context.Background())
 	}
-	commitQueued := func() {
+	// commitQueued commits what is queued; unless all, what may wait
+	// (and, with now, what arrives during the first commit) waits for
+	// the delay.
+	commitQueued := func(now, all bool) {
 		for {
+			if !now && !all && s.mayWait() {
+				delay.arm(s.opts.CommitDelay) // unless it runs already
+				break
+			}
+			now = false
+			delay.disarm()
 			batch = s.gather(batch[:0])
 			if len(batch) == 0 {
-				return
+				break
 			}
 			pending += s.commitBatch(batch)
 			clear(batch) // let the records go
+		}
+		switch {
+		case pending >= ftsBacklog:
+			_ = index()
+		case pending > 0:
+			timer.arm(ftsDelay)
 		}
 	}
 	for {
@@ -51,26 +65,65 @@ func (s *Store) commitLoop() {
 		case <-s.quit:
 			// Close refuses new appends first; what was queued before is
 			// committed: its callers are waiting for the outcome.
-			commitQueued()
+			commitQueued(true, true)
 			if pending > 0 {
 				_ = index() // best effort; the next Open catches up anyway
 			}
 			return
 		case <-s.wake:
-			commitQueued()
-			switch {
-			case pending >= ftsBacklog:
-				_ = index()
-			case pending > 0 && !armed:
-				timer.Reset(ftsDelay)
-				armed = true
-			}
+			commitQueued(false, false)
+		case <-delay.C:
+			delay.armed = false
+			commitQueued(true, false)
 		case <-timer.C:
-			armed = false
+			timer.armed = false
 			_ = index() // an error here surfaces at the next search
 		case req := <-s.ftsCh:
 			req.done <- index()
 		}
+	}
+}
+
+// Commits reports how many append transactions this Store committed and
+// how many events they stored: for benchmarks (events per commit).
+func (s *Store) Commits() (commits, events int64) {
+	return s.commits.Load(), s.appended.Load()
+}
+
+// mayWait reports whether what is queued may wait for more to join its
+// commit: only AppendAsync events, fewer than a batch, and a commit delay.
+// With nothing queued there is nothing to commit either.
+func (s *Store) mayWait() bool {
+	s.qmu.Lock()
+	defer s.qmu.Unlock()
+	return s.opts.CommitDelay > 0 && !s.qurgent && len(s.queue) > 0 && len(s.queue) < maxBatch
+}
+
+// idleTimer is a stopped timer that knows whether it is armed.
+type idleTimer struct {
+	*time.Timer
+	armed bool
+}
+
+func newIdleTimer() *idleTimer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return &idleTimer{Timer: t}
+}
+
+// arm starts the timer unless it is running already.
+func (t *idleTimer) arm(d time.Duration) {
+	if !t.armed {
+		t.Reset(d)
+		t.armed = true
+	}
+}
+
+// disarm stops it.
+func (t *idleTimer) disarm() {
+	if t.armed {
+		t.Stop()
+		t.armed = false
 	}
 }
 
@@ -87,6 +140,9 @@ func (s *Store) gather(batch []*appendReq) []*appendReq {
 		rest := copy(s.queue, s.queue[k:])
 		clear(s.queue[rest:])
 		s.queue = s.queue[:rest]
+		if rest == 0 {
+			s.qurgent = false
+		}
 		s.qmu.Unlock()
 		if len(batch) == n {
 			return batch // nobody came while we yielded

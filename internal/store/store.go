@@ -38,7 +38,20 @@ type Options struct {
 	ReadConns int
 	// Now returns the current time; default time.Now. Tests pin it.
 	Now func() time.Time
+	// CommitDelay is how long events queued with AppendAsync may wait for
+	// more to join their transaction (write-behind): default
+	// DefaultCommitDelay; negative commits at once. Append, Flush and a
+	// full batch never wait.
+	CommitDelay time.Duration
 }
+
+// DefaultCommitDelay is how long an AppendAsync event waits at most for
+// others to share its commit. An agent step's dozen events then take one
+// or two commits instead of three or four (each commit writes the same
+// table, index and session pages again), and frontends see a durable event
+// at most this much later, less than a frame. Nobody waits for it: whoever
+// needs the events durable now calls Flush (commit.go).
+const DefaultCommitDelay = 10 * time.Millisecond
 
 func (o Options) withDefaults() Options {
 	if o.BusyTimeout <= 0 {
@@ -49,6 +62,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.CommitDelay == 0 {
+		o.CommitDelay = DefaultCommitDelay
 	}
 	return o
 }
@@ -89,6 +105,8 @@ type Store struct {
 	queue   []*appendReq
 	qheads  map[string]*queuedHead
 	qclosed bool
+	// qurgent: something queued must not wait (Append, Flush).
+	qurgent bool
 
 	mu       sync.Mutex
 	watchers map[chan struct{}]struct{} // woken after appends (the indexer)
