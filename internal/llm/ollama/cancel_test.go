@@ -3,8 +3,10 @@ package ollama_test
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,5 +86,42 @@ func TestFinalChunkDoesNotWaitForTheConnectionToClose(t *testing.T) {
 	wiretest.Within(t, "the stream", func() { chunks, err = wiretest.Drain(t, s) })
 	if err != nil || len(chunks) != 2 || !chunks[1].Done {
 		t.Errorf("chunks %+v, %v", chunks, err)
+	}
+}
+
+// After a stream's final chunk the rest of the response is read, so the
+// next request goes over the same connection instead of a new one.
+func TestStreamsReuseTheConnection(t *testing.T) {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"message":{"role":"assistant","content":"hi"},"done":false}` + "\n"))
+		w.(http.Flusher).Flush()
+		_, _ = w.Write([]byte(`{"message":{"role":"assistant","content":""},"done":true,"done_reason":"stop"}` + "\n"))
+		w.(http.Flusher).Flush() // as Ollama does: the end of the response follows on its own
+		time.Sleep(time.Millisecond)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c, err := ollama.New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		s, err := c.Chat(context.Background(), wiretest.ChatReq(model))
+		if err != nil {
+			t.Fatal(err)
+		}
+		chunks, err := wiretest.Drain(t, s)
+		if err != nil || len(chunks) != 2 || !chunks[1].Done {
+			t.Fatalf("stream %d: chunks %+v, %v", i, chunks, err)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("3 streams used %d connections, want 1", n)
 	}
 }

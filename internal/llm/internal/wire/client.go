@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"sync/atomic"
 
 	"github.com/olly-agent/olly/internal/llm"
 )
@@ -30,6 +31,9 @@ type Client struct {
 	// ParseError extracts the server's error from a non-2xx body. It
 	// reports false when the body is not the dialect's error JSON.
 	ParseError func(body []byte) (ServerError, bool)
+	// noDrain is set once a server kept a stream open after its final
+	// chunk (Body.drain); nil: never drain.
+	noDrain *atomic.Bool
 }
 
 // Call is one request.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // DefaultMaxLine bounds one stream line. It is far above anything a model
@@ -34,13 +35,49 @@ type LineReader struct {
 	line int
 }
 
+// readBufSize is the read buffer of a LineReader: large reads of long
+// lines go to the connection directly.
+const readBufSize = 64 << 10
+
+// readers holds the read buffers of released LineReaders: an agent step
+// reads one response, and a new 64 KiB buffer per response was a tenth of
+// what a step allocated.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufSize) }}
+
+// errReleased is what Next returns after Release.
+var errReleased = errors.New("line reader released")
+
 // NewLineReader reads lines from r. max bounds one line; zero or less means
-// DefaultMaxLine.
+// DefaultMaxLine. Release gives its read buffer back.
 func NewLineReader(r io.Reader, max int) *LineReader {
 	if max <= 0 {
 		max = DefaultMaxLine
 	}
-	return &LineReader{r: bufio.NewReaderSize(r, 64<<10), max: max}
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	return &LineReader{r: br, max: max}
+}
+
+// Release gives the read buffer back for another LineReader. Lines
+// returned before are invalid from then on; Next fails. Call it once the
+// stream is over, from the goroutine that reads.
+func (l *LineReader) Release() {
+	if l.r == nil {
+		return
+	}
+	l.r.Reset(nil)
+	readers.Put(l.r)
+	l.r, l.buf = nil, nil
+}
+
+// discard reads and drops the rest of the input, at most max bytes, and
+// reports whether that reached its end.
+func (l *LineReader) discard(max int64) bool {
+	if l.r == nil {
+		return false
+	}
+	_, err := io.CopyN(io.Discard, l.r, max)
+	return errors.Is(err, io.EOF)
 }
 
 // Line is the number of the line last returned by Next, counting from 1.
@@ -52,6 +89,9 @@ func (l *LineReader) Line() int { return l.line }
 // they are; a partial line read before such an error is not returned, since
 // the caller cannot tell whether it is complete.
 func (l *LineReader) Next() ([]byte, error) {
+	if l.r == nil {
+		return nil, errReleased
+	}
 	frag, err := l.r.ReadSlice('\n')
 	switch {
 	case err == nil:

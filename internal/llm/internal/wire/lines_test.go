@@ -120,3 +120,25 @@ func FuzzLineReader(f *testing.F) {
 		}
 	})
 }
+
+// A released reader's buffer serves the next reader; the released one
+// reads nothing more.
+func TestLineReaderRelease(t *testing.T) {
+	a := NewLineReader(strings.NewReader("one\ntwo\n"), 0)
+	if l, err := a.Next(); err != nil || string(l) != "one" {
+		t.Fatalf("first line %q, %v", l, err)
+	}
+	a.Release()
+	a.Release() // twice is harmless
+	if _, err := a.Next(); !errors.Is(err, errReleased) {
+		t.Fatalf("Next after Release: %v, want errReleased", err)
+	}
+	b := NewLineReader(strings.NewReader("three\n"), 0)
+	defer b.Release()
+	if l, err := b.Next(); err != nil || string(l) != "three" {
+		t.Fatalf("next reader's line %q, %v", l, err)
+	}
+	if _, err := b.Next(); !errors.Is(err, io.EOF) {
+		t.Fatalf("after the last line: %v, want io.EOF", err)
+	}
+}

@@ -3,6 +3,7 @@ package wire
 import (
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/olly-agent/olly/internal/llm"
@@ -58,7 +59,7 @@ func NewClient[O ~func(*Settings)](baseURL string, spec Spec, opts []O) (Client,
 	if set.HTTP == nil {
 		set.HTTP = &http.Client{Transport: transport(set.Timeouts.Connect)}
 	}
-	return Client{BaseURL: root, Dialect: spec.Dialect, Settings: set, ParseError: spec.ParseError}, nil
+	return Client{BaseURL: root, Dialect: spec.Dialect, Settings: set, ParseError: spec.ParseError, noDrain: new(atomic.Bool)}, nil
 }
 
 // transport is the default transport with a bound on connecting.
@@ -66,5 +67,10 @@ func transport(connect time.Duration) http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
 	t.DialContext = d.DialContext
+	// A request body (the JSON of the conversation) up to this size goes
+	// through the connection's write buffer; a larger one is copied with
+	// a new 32 KiB buffer per request (net/http hides the body's WriterTo).
+	// Connections are reused (Body.drain), so this is allocated once.
+	t.WriteBufferSize = 64 << 10
 	return t
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/olly-agent/olly/internal/llm"
 )
@@ -53,16 +54,46 @@ func (b *Body) Err() error {
 	return b.err
 }
 
-// Finish records the final error (io.EOF after the last chunk) and closes
-// the body. What follows the final chunk is not drained for connection
-// reuse: a server that sends it and then keeps the stream open would make
-// the drain, and so the last Recv, hang.
+// Finish records the final error (io.EOF after the last chunk), closes
+// the body and gives the read buffer back. After the final chunk the rest
+// of the response (the end of the chunked encoding) is read first, so
+// that the connection serves the next request instead of a new one being
+// dialed for each; a server that sends more, or keeps the stream open,
+// gets closed after drainWait as before (drain). Call it from the
+// goroutine that reads.
 func (b *Body) Finish(err error) error {
 	if b.err == nil {
 		b.err = err
 	}
+	if b.err == io.EOF {
+		b.drain()
+	}
 	_ = b.Close()
+	b.Lines.Release()
 	return b.err
+}
+
+// What drain reads at most, and waits for at most: the end of a chunked
+// response is 5 bytes, sent right after the final chunk.
+const (
+	drainMax  = 64 << 10
+	drainWait = 20 * time.Millisecond
+)
+
+// drain reads what follows the final chunk, up to drainMax and drainWait.
+// A client whose server once made it wait the full drainWait stops
+// draining (its connections are then closed, not reused): no response
+// waits twice.
+func (b *Body) drain() {
+	if b.closed.Load() || b.w.noDrain == nil || b.w.noDrain.Load() {
+		return
+	}
+	t := time.AfterFunc(drainWait, func() {
+		b.w.noDrain.Store(true)
+		_ = b.Close()
+	})
+	b.Lines.discard(drainMax)
+	t.Stop()
 }
 
 // Close releases the connection. It is safe to call more than once and
