@@ -143,12 +143,14 @@ func (x *sectionCall) step(s *scanner) (int, int) {
 		return x.between(s)
 	case secHeader:
 		k, ok := findLit(s, x.cur, x.d.sep)
+		// A header longer than a name can be is no header, whether its
+		// separator has arrived yet or not (streamed or whole, one answer).
+		if k-x.hdrStart > maxNameLen {
+			x.addProblem("expected " + x.d.sep + " after the tool name")
+			x.st = secSkip
+			return 0, sCont
+		}
 		if !ok {
-			if k-x.hdrStart > maxNameLen {
-				x.addProblem("expected " + x.d.sep + " after the tool name")
-				x.st = secSkip
-				return 0, sCont
-			}
 			x.cur = k
 			return 0, sWait
 		}
