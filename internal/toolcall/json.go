@@ -54,6 +54,7 @@ const (
 	psQuote                    // after a quote that may or may not close a string
 	psScalar                   // inside a number or literal
 	psBareKey                  // inside an unquoted member name (lenientQuotes)
+	psComment                  // inside a comment (lenientQuotes; jsoncomment.go)
 	psDone                     // the root value is complete
 	psFailed                   // the input is not (lenient) JSON
 )
@@ -72,9 +73,11 @@ type frame struct {
 // Python's True/False/None. With lenientQuotes set, a quote inside a string
 // value closes it only when the next non-space byte is ',', '}', ']', ':',
 // '"' or the end of input; otherwise it is taken as a literal quote the
-// model forgot to escape, a value may be a triple-quoted string, and a
-// member name may be written without quotes ({path: "a"}, as in
-// JavaScript). A wrong guess about a quote is undone by strictRetry.
+// model forgot to escape, and a value may be a triple-quoted string. A
+// wrong guess about a quote is undone by strictRetry. With tagged set
+// (with lenientQuotes, and kept by the strict retry) a member name may be
+// written without quotes ({path: "a"}, as in JavaScript) and comments are
+// skipped.
 type parser struct {
 	st      pstate
 	closeOK bool // in psValue: ']' may close the array (after '[' or ',')
@@ -82,8 +85,11 @@ type parser struct {
 	root    *value
 
 	lenientQuotes bool
-	strays        int // quotes taken as literal under lenientQuotes
-	start         int // offset of the first byte
+	// tagged: the payload of a tagged call, where unquoted member names
+	// and comments are read too; kept by strictRetry.
+	tagged bool
+	strays int // quotes taken as literal under lenientQuotes
+	start  int // offset of the first byte
 
 	// string and scalar token state
 	tok      []byte
@@ -100,6 +106,8 @@ type parser struct {
 	tq       byteCache // next typoLead, in strings opened by a typographic quote
 	typo     bool      // the current string opened with a typographic quote
 	triple   bool      // the current string opened with three quotes (Python's """…""")
+	block    bool      // the comment is /* … */, not // to the end of the line
+	cmtRet   pstate    // what the parser expects after the comment
 	typoQ    [3]byte   // the typographic quote that may have closed it (psQuote)
 	wait     bool      // the lexer needs more input before it can go on
 	bs       byteCache // next '\\'
@@ -124,7 +132,7 @@ type parser struct {
 // newParser returns a parser whose first byte will be at offset pos.
 func newParser(pos int, lenientQuotes bool) *parser {
 	none := byteCache{at: -1}
-	return &parser{pos: pos, start: pos, lenientQuotes: lenientQuotes, dq: none, sq: none, bs: none, tq: none}
+	return &parser{pos: pos, start: pos, lenientQuotes: lenientQuotes, tagged: lenientQuotes, dq: none, sq: none, bs: none, tq: none}
 }
 
 // strictRetry returns a strict parser for the same input when p took some
@@ -138,7 +146,7 @@ func (p *parser) strictRetry() *parser {
 		return nil
 	}
 	q := newParser(p.start, false)
-	q.hook = p.hook
+	q.hook, q.tagged = p.hook, p.tagged
 	return q
 }
 
@@ -199,11 +207,20 @@ func (p *parser) feed(buf []byte) {
 			p.stack[len(p.stack)-1].key = string(p.tok)
 			p.st = psColon
 			continue
+		case psComment:
+			p.feedComment(buf)
+			continue
 		}
 		c := buf[p.pos]
 		if isSpace(c) {
 			p.pos++
 			continue
+		}
+		if c == '/' && p.tagged {
+			if started, wait := p.startComment(buf); started || wait {
+				p.wait = wait
+				continue
+			}
 		}
 		if c == typoLead && (p.st == psValue || p.st == psKeyOrEnd) {
 			if len(buf)-p.pos < 3 {
@@ -251,7 +268,7 @@ func (p *parser) structural(c byte) {
 			p.pos++
 			p.closeContainer()
 		default:
-			if p.lenientQuotes && (isLetter(c) || c == '_' || c == '$') {
+			if p.tagged && (isLetter(c) || c == '_' || c == '$') {
 				p.st, p.tokStart, p.tok = psBareKey, at, p.tok[:0]
 				return
 			}
@@ -340,6 +357,9 @@ func (p *parser) attach(v *value) bool {
 // are dropped, and open arrays and objects are closed. It reports whether
 // anything had to be repaired. It does nothing to a failed parse.
 func (p *parser) finish() (repaired bool) {
+	if p.st == psComment {
+		p.st = p.cmtRet // the text ended in a comment: what was due is missing
+	}
 	switch p.st {
 	case psDone, psFailed:
 		return false

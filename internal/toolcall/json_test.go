@@ -162,6 +162,7 @@ func FuzzParser(f *testing.F) {
 		`{"a": 1}`, `[1, "two", {"three": [null, true]}]`, `{"s": "\ud83d\ude00 \" \\ \/"}`,
 		`{"a": {"b": {"c": []}}}`, `{'a': True,}`, `{"a": "b`, `[{"name": "read_file"}]`, "{\u201ca\u201d: \u201cb \u2014 c\u201d}",
 		`{a: """x "" y""", $b_1: '''z''', "c": ""}`,
+		"{\"a\": 1 // one\n, /* two */ b: [2 /**/, 3]// x",
 	} {
 		f.Add(s)
 	}

@@ -65,3 +65,29 @@ func TestUnquotedMemberNames(t *testing.T) {
 		t.Errorf("a call cut off in a member name is not Incomplete: %s", dumpCalls(c))
 	}
 }
+
+// TestCommentsInTaggedCalls: // and /* */ comments in a tagged call's JSON
+// are skipped; bare JSON in prose stays strict.
+func TestCommentsInTaggedCalls(t *testing.T) {
+	runExtractCases(t, []extractCase{
+		{name: "line comments", in: "<tool_call>{\"name\": \"read_file\", // the tool\n\"arguments\": {\"path\": \"a.go\" // which file\n, \"limit\": 3}}</tool_call>",
+			want: []want{{format: FormatXML, name: "read_file", args: `{"path":"a.go","limit":3}`}}},
+		{name: "block comments", in: `<tool_call>{"name": /* tool */ "read_file", "arguments": {/**/"path"/* x */:/***/"a.go"/* end **/}}</tool_call>`,
+			want: []want{{format: FormatXML, name: "read_file", args: `{"path":"a.go"}`}}},
+		{name: "slashes in strings are text", in: `<tool_call>{"name": "read_file", "arguments": {"path": "http://x/*y*/"}}</tool_call>`,
+			want: []want{{format: FormatXML, name: "read_file", args: `{"path":"http://x/*y*/"}`}}},
+		{name: "after a number and an unquoted name", in: "<tool_call>{name//c\n: \"read_file\", arguments: {limit: 3// three\n}}</tool_call>",
+			want: []want{{format: FormatXML, name: "read_file", args: `{"limit":3}`}}},
+		{name: "a single slash is no comment", in: `<tool_call>{"name": "read_file", "arguments": {"limit": 1 / 2}}</tool_call>`,
+			want: []want{{format: FormatXML, name: "read_file", problem: true}}},
+		{name: "a quote before // in a value is text", in: "<tool_call>{\"name\": \"write_file\", \"arguments\": {\"content\": \"a := \"x\" // note\n\", \"path\": \"a.go\"}}</tool_call>",
+			want: []want{{format: FormatXML, name: "write_file", args: `{"content":"a := \"x\" // note\n","path":"a.go"}`}}},
+		{name: "cut off in a comment", in: `<tool_call>{"name": "read_file", "arguments": {"path": "a.go"} /* more`,
+			want: []want{{format: FormatXML, name: "read_file", args: `{"path":"a.go"}`, repaired: true}}},
+		{name: "not in bare JSON", opts: knownOpts, in: `Like {"name": "read_file", /* c */ "arguments": {}} this.`,
+			display: `Like {"name": "read_file", /* c */ "arguments": {}} this.`},
+	})
+	if c := Extract(`<tool_call>{"name": "read_file", "arguments": {"path": /* cut`, knownOpts); len(c) != 1 || !c[0].Incomplete {
+		t.Errorf("a call cut off in a comment where a value was due is not Incomplete: %s", dumpCalls(c))
+	}
+}
