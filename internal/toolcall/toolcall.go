@@ -11,7 +11,10 @@
 // them Repaired (and Incomplete when a value was cut), and it removes all
 // call markup and the [TASK_COMPLETE]
 // signal from the text shown to the person, both at once (Strip) and while
-// the response streams (Filter). docs/toolcall.md describes the formats,
+// the response streams (Filter). TemplateDialect reads the dialect a model's
+// chat template writes calls in; FormatCall writes a call in it, and
+// Feedback tells a model that wrote a malformed call what was wrong, with
+// the call written in its dialect. docs/toolcall.md describes the formats,
 // the repair rules and the streaming contract.
 package toolcall
 
