@@ -53,6 +53,7 @@ func examples() []example {
 		{Status{Text: "Writing main.go…"}, "A transient spinner line (ephemeral)."},
 		{ModelRetry{Iteration: 1, Phase: RetryStart, Attempt: 1, MaxAttempts: 3, DelayMs: 1000, Error: "server error 503"}, "A model request failed transiently and is retried after the delay; a `phase` `end` event (`success`, last `attempt`, final `error`) closes the retries (ephemeral). The TUI and the web page show `retrying in 1s (attempt 1/3): server error 503` under the turn until its next output (`timeline.Item.Retry`); a stored timeline never holds it."},
 		{HookRun{Event: "PreToolUse", Command: "./.olly/hooks/no-rm.sh", Source: ".olly/settings.json", Tool: "Bash", ExitCode: 2, DurationMs: 14, Blocked: true, Reason: "rm -rf is not allowed here"}, "One run of a hook (docs/extensibility.md): its event, command, settings file, the tool it saw, exit code, duration and whether it blocked."},
+		{TrustResolved{RequestID: "mcp-github-3f2a9c", Kind: "mcp", Name: "github", Decision: "trust", Fingerprint: "3f2a9c41d0b7e6a5"}, "A person answered a trust prompt of the session's workspace (`decision` trust, not_now or never): every frontend showing the session takes the prompt down."},
 		{TurnFinished{Status: FinishDone, Iterations: 3}, "Closes a turn."},
 	}
 }

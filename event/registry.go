@@ -61,6 +61,7 @@ var registry = map[Type]typeInfo{
 	TypeModelRetry:          entry[ModelRetry](ephemeral),
 	TypeTodoList:            entry[TodoList](durable),
 	TypeHookRun:             entry[HookRun](durable),
+	TypeTrustResolved:       entry[TrustResolved](durable),
 }
 
 // order is the reference order of the types (docs/events.md).
@@ -70,7 +71,7 @@ var order = []Type{
 	TypeProgressGroupStart, TypeToolAction, TypeToolOutput, TypeProgressGroupFinish,
 	TypeSubagentThinking, TypeApprovalRequested, TypeApprovalResolved, TypeFilesChanged,
 	TypeFileChangeResult, TypeKeepUndoResult, TypeTokenUsage, TypeTitleChanged,
-	TypeSessionSettings, TypeTodoList, TypeError, TypeWarning, TypeMCPServerFailed, TypeStatus, TypeModelRetry, TypeHookRun, TypeTurnFinished,
+	TypeSessionSettings, TypeTodoList, TypeError, TypeWarning, TypeMCPServerFailed, TypeStatus, TypeModelRetry, TypeHookRun, TypeTrustResolved, TypeTurnFinished,
 }
 
 // EventType implementations.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/hooks"
 	"github.com/olly-agent/olly/internal/mcp"
 	"github.com/olly-agent/olly/internal/trust"
@@ -105,6 +106,14 @@ func (a *App) AnswerTrustRest(ctx context.Context, sessionID, id, decision strin
 		return nil, err
 	}
 	a.Log.Info("trust: a person answered a trust prompt", "decision", decision, "kind", r.Kind, "name", r.Name, "workspace", r.Workspace, "session", sessionID)
+	// Through the session's log, so every frontend showing the session
+	// (another web tab, an editor) takes the prompt down too. The answer
+	// itself is recorded above: a log that cannot take the event does not
+	// undo it.
+	resolved := event.TrustResolved{RequestID: r.ID, Kind: r.Kind, Name: r.Name, Decision: decision, Fingerprint: r.Fingerprint}
+	if _, err := a.Sessions.Emit(ctx, sessionID, 0, resolved); err != nil {
+		a.Log.Warn("trust: record the answer in the session", "session", sessionID, "error", err)
+	}
 	// Each answer takes its request out of the waiting ones and leaves the
 	// others as they were.
 	return slices.Delete(reqs, i, i+1), nil

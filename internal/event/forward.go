@@ -30,6 +30,7 @@ type (
 	FilesChanged        = event.FilesChanged
 	FinalMessage        = event.FinalMessage
 	HookRun             = event.HookRun
+	TrustResolved       = event.TrustResolved
 	KeepUndoResult      = event.KeepUndoResult
 	Mode                = event.Mode
 	ListingEntry        = event.ListingEntry
@@ -116,6 +117,7 @@ const (
 	RetryStart              = event.RetryStart
 	RetryEnd                = event.RetryEnd
 	TypeHookRun             = event.TypeHookRun
+	TypeTrustResolved       = event.TypeTrustResolved
 	TypeSubagentThinking    = event.TypeSubagentThinking
 	TypeTextDelta           = event.TypeTextDelta
 	TypeThinkingBlock       = event.TypeThinkingBlock

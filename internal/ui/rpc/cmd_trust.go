@@ -17,7 +17,7 @@ type Trust interface {
 func trustCommands() []*command {
 	return []*command{
 		def(rpcproto.CmdGetTrustRequests, "The project programs of the session's workspace that wait for a person's decision before they run — MCP servers of .mcp.json and project hook files — each with exactly what it would run and the project files whose content its fingerprint covers. Show them to the person (olly's web page shows a card).", false, runGetTrustRequests),
-		def(rpcproto.CmdSetTrust, "Answer a waiting trust request with the person's decision: trust (recorded for this workspace and fingerprint), not_now (asked again in another session) or never (not asked again until the program changes). Only a request get_trust_requests lists now can be answered: one answered already or whose program changed since is an error. The result is the requests still waiting. Send it only for a person's answer: never on a program's own behalf.", false, runSetTrust),
+		def(rpcproto.CmdSetTrust, "Answer a waiting trust request with the person's decision: trust (recorded for this workspace and fingerprint), not_now (asked again in another session) or never (not asked again until the program changes). Only a request get_trust_requests lists now can be answered: one answered already or whose program changed since is an error. The result is the requests still waiting. The answer is also recorded in the session's log as a trust_resolved event, so every client showing the session takes the prompt down. Send it only for a person's answer: never on a program's own behalf.", false, runSetTrust),
 	}
 }
 

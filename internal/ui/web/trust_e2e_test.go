@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/trust"
 )
 
@@ -53,5 +54,58 @@ func TestBrowserTrustPrompt(t *testing.T) {
 	es, err := st.Entries(s.ws)
 	if err != nil || len(es) != 1 || es[0].Kind != trust.KindHook || es[0].Name != ".olly/settings.json" {
 		t.Fatalf("trusted entries = %+v, %v; want the hook file only", es, err)
+	}
+}
+
+// TestBrowserTrustPromptTwoTabs: two tabs of one session show the same
+// trust cards; answering in one takes the card down in the other too
+// (through the session's log: trust_resolved), while the card not yet
+// answered stays in both.
+func TestBrowserTrustPromptTwoTabs(t *testing.T) {
+	browser := newBrowser(t)
+	s := newStack(t, map[string]string{
+		".mcp.json":            `{"mcpServers": {"db": {"command": "node", "args": ["tools/db.js"]}}}`,
+		"tools/db.js":          "console.log(1)\n",
+		".olly/settings.json":  `{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"./.olly/hooks/no-rm.sh"}]}]}}`,
+		".olly/hooks/no-rm.sh": "exit 0\n",
+	})
+	s.open(t, browser)
+	other := newTab(t, browser)
+	s.open(t, other)
+	both := `document.querySelectorAll("#trust [data-trust-id]").length === 2`
+	run(t, browser, waitFor(both))
+	run(t, other, waitFor(both))
+	if a, b := value(t, browser, chromedp.Evaluate[string](`document.location.search`)), value(t, other, chromedp.Evaluate[string](`document.location.search`)); a != b {
+		t.Fatalf("the tabs show different sessions: %s and %s", a, b)
+	}
+
+	// "Not now" in the first tab: the other tab's card goes too, and the
+	// hook card stays in both.
+	run(t, browser,
+		chromedp.Click(`#trust [data-trust-id^="mcp:db@"] button[data-trust-decision="not_now"]`),
+		waitFor(`document.querySelectorAll("#trust [data-trust-id]").length === 1`),
+	)
+	run(t, other, waitFor(`!document.querySelector('#trust [data-trust-id^="mcp:db@"]') && document.querySelector('#trust [data-trust-id^="hook:"]')`))
+
+	// "Trust" in the second tab: the first tab's last card goes.
+	run(t, other,
+		chromedp.Click(`#trust [data-trust-id^="hook:"] button[data-trust-decision="trust"]`),
+		waitFor(`document.querySelector("#trust").hidden`),
+	)
+	run(t, browser, waitFor(`document.querySelector("#trust").hidden && !document.querySelector("#trust [data-trust-id]")`))
+
+	// The answers are in the session's log, as the tabs saw them.
+	evs, err := s.app.Sessions.History(context.Background(), s.sess.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ev := range evs {
+		if r, ok := ev.Data.(event.TrustResolved); ok {
+			got = append(got, r.Kind+" "+r.Decision)
+		}
+	}
+	if strings.Join(got, ", ") != "mcp not_now, hook trust" {
+		t.Errorf("trust_resolved events in the log: %q, want the two answers in order", got)
 	}
 }

@@ -107,6 +107,11 @@ function onFrame(f) {
       // codes event.WarningMCPUntrusted and event.WarningHooksUntrusted).
       if (f.data && ["mcp_untrusted", "hooks_untrusted"].includes(f.data.code)) trust.refresh();
       break;
+    case "trust_resolved":
+      // A trust prompt was answered (in this tab or another one showing
+      // the session): list what still waits.
+      trust.refresh();
+      break;
     case "keep_undo_result":
     case "file_change_result":
       if (!review.root.hidden) review.refresh();
