@@ -88,6 +88,9 @@ type parser struct {
 	// tagged: the payload of a tagged call, where unquoted member names
 	// and comments are read too; kept by strictRetry.
 	tagged bool
+	// nl: in psCommaOrEnd, a newline came since the value ended; in a
+	// tagged payload a member name may follow without a comma there.
+	nl     bool
 	strays int // quotes taken as literal under lenientQuotes
 	start  int // offset of the first byte
 
@@ -213,6 +216,7 @@ func (p *parser) feed(buf []byte) {
 		}
 		c := buf[p.pos]
 		if isSpace(c) {
+			p.nl = p.nl || (c == '\n' && p.st == psCommaOrEnd)
 			p.pos++
 			continue
 		}
@@ -240,6 +244,8 @@ func (p *parser) feed(buf []byte) {
 // structural handles a non-space byte outside strings and scalars.
 func (p *parser) structural(c byte) {
 	at := p.pos
+	nl := p.nl
+	p.nl = false
 	switch p.st {
 	case psValue:
 		switch {
@@ -293,6 +299,8 @@ func (p *parser) structural(c byte) {
 		case c == '}' && top.kind == kindObject, c == ']' && top.kind == kindArray:
 			p.pos++
 			p.closeContainer()
+		case nl && p.tagged && top.kind == kindObject && (c == '"' || c == '\'' || isLetter(c) || c == '_' || c == '$'):
+			p.st = psKeyOrEnd // a comma missing at the end of a line: c starts the next member
 		default:
 			p.fail(at, "after a value", string(c))
 		}

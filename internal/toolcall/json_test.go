@@ -163,6 +163,7 @@ func FuzzParser(f *testing.F) {
 		`{"a": {"b": {"c": []}}}`, `{'a': True,}`, `{"a": "b`, `[{"name": "read_file"}]`, "{\u201ca\u201d: \u201cb \u2014 c\u201d}",
 		`{a: """x "" y""", $b_1: '''z''', "c": ""}`,
 		"{\"a\": 1 // one\n, /* two */ b: [2 /**/, 3]// x",
+		"{\"a\": 1\n\"b\": 'c'\nd: [1]\r\n\"e\": {}}",
 	} {
 		f.Add(s)
 	}

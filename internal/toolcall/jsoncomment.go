@@ -44,6 +44,7 @@ func (p *parser) feedComment(buf []byte) {
 		}
 		p.pos += k + 1
 		p.st = p.cmtRet
+		p.nl = p.nl || p.st == psCommaOrEnd // the line ended
 		return
 	}
 	k := bytes.Index(buf[p.pos:], []byte("*/"))

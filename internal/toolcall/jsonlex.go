@@ -219,6 +219,7 @@ func (p *parser) feedQuote(buf []byte) {
 		}
 		if c == ',' || c == '}' || c == ']' || c == ':' || c == '"' || typoQuote(buf[p.pos:]) {
 			p.endString()
+			p.nl = p.st == psCommaOrEnd && bytes.IndexByte(p.quoteWS, '\n') >= 0
 			return
 		}
 		// A stray quote inside the string: keep it and what followed.

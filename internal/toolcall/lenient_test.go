@@ -91,3 +91,23 @@ func TestCommentsInTaggedCalls(t *testing.T) {
 		t.Errorf("a call cut off in a comment where a value was due is not Incomplete: %s", dumpCalls(c))
 	}
 }
+
+// TestMissingCommaAtLineEnd: in tagged calls a comma missing at the end of
+// a line, before the next member name, is read as there; on one line it
+// stays a Problem, and bare JSON in prose stays strict.
+func TestMissingCommaAtLineEnd(t *testing.T) {
+	runExtractCases(t, []extractCase{
+		{name: "after strings and numbers", in: "<tool_call>{\"name\": \"read_file\"\n\"arguments\": {\n  \"path\": \"a.go\"\n  \"limit\": 20\n  offset: 3\n}\n}</tool_call>",
+			want: []want{{format: FormatXML, name: "read_file", args: `{"path":"a.go","limit":20,"offset":3}`}}},
+		{name: "after an object and a comment", in: "<tool_call>{\"arguments\": {\"path\": \"a.go\"} // the file\n\"name\": \"read_file\"}</tool_call>",
+			want: []want{{format: FormatXML, name: "read_file", args: `{"path":"a.go"}`}}},
+		{name: "mistral v11", in: "[TOOL_CALLS]read_file[ARGS]{\"path\": \"a.go\"\r\n\"limit\": true}",
+			want: []want{{format: FormatBracket, name: "read_file", args: `{"path":"a.go","limit":true}`}}},
+		{name: "on one line it is a problem", in: `<tool_call>{"name": "read_file", "arguments": {"path": "a.go" "limit": 20}}</tool_call>`,
+			want: []want{{format: FormatXML, name: "read_file", problem: true}}},
+		{name: "not between array elements", in: "<tool_call>{\"name\": \"read_file\", \"arguments\": {\"paths\": [\"a\"\n\"b\"]}}</tool_call>",
+			want: []want{{format: FormatXML, name: "read_file", problem: true}}},
+		{name: "not in bare JSON", opts: knownOpts, in: "Like {\"name\": \"read_file\"\n\"arguments\": {}} this.",
+			display: "Like {\"name\": \"read_file\"\n\"arguments\": {}} this."},
+	})
+}
