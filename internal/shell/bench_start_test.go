@@ -52,3 +52,34 @@ func benchFirst(b *testing.B, sb *sandbox.Sandbox, git bool) {
 	b.ReportMetric(float64(cpu2-cpu)/float64(b.N)/1e6, "cpu-ms/op")
 	b.ReportMetric(float64(own2-own)/float64(b.N)/1e6, "go-cpu-ms/op")
 }
+
+// BenchmarkAlternatePolicies is a read-only command followed by a
+// workspace-write one (ls, then an edit), as sessions often alternate:
+// one op is the pair. Each switch used to replace the session's bash.
+func BenchmarkAlternatePolicies(b *testing.B) {
+	sb := sandbox.New("")
+	if !sb.Status().Active() {
+		b.Skip(sb.Status().Reason)
+	}
+	m, err := NewManager(ManagerOptions{Roots: []string{b.TempDir()}, ArtifactDir: b.TempDir(), Sandbox: sb})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = m.CloseAll() }()
+	sh := m.Session("bench")
+	ctx := context.Background()
+	run := func(c string, p sandbox.Policy) {
+		if res, err := sh.Run(ctx, c, RunOptions{Policy: p}); err != nil || res.ExitCode != 0 {
+			b.Fatalf("%v %+v", err, res)
+		}
+	}
+	run("export A=1", sandbox.WorkspaceWrite)
+	cpu, own := treeCPU(b)
+	for b.Loop() {
+		run("echo $A", sandbox.ReadOnly)
+		run("echo step >> steps.txt", sandbox.WorkspaceWrite)
+	}
+	cpu2, own2 := treeCPU(b)
+	b.ReportMetric(float64(cpu2-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(own2-own)/float64(b.N)/1e6, "go-cpu-ms/op")
+}

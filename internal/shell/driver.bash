@@ -18,12 +18,16 @@
 # request.
 #
 # One command: olly writes STATE_DIR/req (NUL-separated: token, directory,
-# output FIFO, save flag, command, then the command names to check) and one byte to fd 3; with save flag 0 (olly found the command
+# output FIFO, save flag, sync flag, command, then the command names to
+# check) and one byte to fd 3. With the sync flag, bash first takes over
+# STATE_DIR/sync, the state the session's other bash saved (a session has
+# one bash per sandbox policy, see docs/shell.md). With save flag 0 (olly found the command
 # cannot change the state) and none of the names a function or an alias,
 # no save and no S frame follow. bash answers on
 # fd 4 with NUL-separated frames:
 #     B token                  the command begins
-#     D token rc flag pwd      it ended (flag "b": it started a background job)
+#     D token rc flags pwd     it ended (flags: "b" it started a background
+#                              job, "s" an S frame follows)
 #     S token slot             the state is saved in STATE_DIR/state<slot>
 # The command runs with stdout and stderr on the FIFO, stdin /dev/null and
 # fds 3 and 4 closed, so what it starts inherits neither channel. If bash
@@ -34,17 +38,23 @@
 
 builtin printf 'V\0%s\0%s\0' "${BASH_VERSINFO[0]}" "${BASH_VERSINFO[1]}" >&4
 
-# __olly_next waits for olly's next request and prepares it.
+# __olly_next waits for olly's next request and reads it.
 __olly_next() {
 	IFS= builtin read -r -n 1 -u 3 __olly_w || { __olly_eof=1; return 1; }
 	builtin mapfile -d '' -t __olly_req <"$__olly_d/req" || { __olly_eof=1; return 1; }
-	__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_sv=${__olly_req[3]} __olly_cmd=${__olly_req[4]}
-	if [[ $PWD != "${__olly_req[1]}" ]]; then
+}
+
+# __olly_begin prepares the request read (after a sync, if any: the
+# state sourced then may have set olly's variables).
+__olly_begin() {
+	__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_sv=${__olly_req[3]} __olly_cmd=${__olly_req[5]}
+	# After a sync PWD is the other bash's: cd all the same.
+	if [[ $PWD != "${__olly_req[1]}" || -n ${__olly_req[4]} ]]; then
 		builtin cd -- "${__olly_req[1]}" 2>/dev/null
 	fi
 	# A command olly found stateless (save flag 0) is saved all the same if
 	# one of its command names is a function or an alias of the session.
-	for __olly_n in "${__olly_req[@]:5}"; do
+	for __olly_n in "${__olly_req[@]:6}"; do
 		[[ -z ${BASH_ALIASES[$__olly_n]+x} ]] || __olly_sv=1
 		builtin declare -F -- "$__olly_n" >/dev/null 2>&1 && __olly_sv=1
 	done
@@ -52,6 +62,28 @@ __olly_next() {
 	IFS=$' \t\n'
 	__olly_in=1 __olly_bg=$!
 	builtin printf 'B\0%s\0' "$__olly_tok" >&4
+}
+
+# __olly_clear empties what the session defined in this bash before it
+# takes over the state the session's other bash saved (the sync file
+# olly copied into this bash's folder): every function and alias, and
+# every variable but bash's own and olly's, so that what the other bash
+# unset does not linger here. (A readonly variable cannot be unset.)
+__olly_clear() {
+	builtin compgen -A function >"$__olly_d/names" 2>/dev/null
+	builtin mapfile -t __olly_names <"$__olly_d/names"
+	for __olly_n in "${__olly_names[@]}"; do
+		[[ $__olly_n == __olly_* ]] || builtin unset -f -- "$__olly_n" 2>/dev/null
+	done
+	builtin unalias -a
+	builtin compgen -v >"$__olly_d/names" 2>/dev/null
+	builtin mapfile -t __olly_names <"$__olly_d/names"
+	for __olly_n in "${__olly_names[@]}"; do
+		[[ $__olly_n == __olly_* || -n ${__olly_own[$__olly_n]+x} ]] && continue
+		builtin unset -n -- "$__olly_n" 2>/dev/null # a nameref itself
+		builtin unset -v -- "$__olly_n" 2>/dev/null
+	done
+	builtin unset __olly_names
 }
 
 # __olly_reset undoes what must not outlive a command: shell options,
@@ -72,6 +104,7 @@ __olly_post() {
 	__olly_reset
 	__olly_f=
 	[[ $! == "$__olly_bg" ]] || __olly_f=b
+	[[ $__olly_sv != 1 ]] || __olly_f+=s
 	builtin printf 'D\0%s\0%s\0%s\0%s\0' "$__olly_tok" "$__olly_rc" "$__olly_f" "$PWD" >&4
 	[[ $__olly_sv == 1 ]] || return 0
 	__olly_save
@@ -109,7 +142,20 @@ __olly_exit() {
 # olly's functions are readonly, and defined before the restore: a command
 # cannot redefine them, and the copies of them a state file holds are
 # ignored (bash refuses to redefine a readonly function).
-builtin readonly -f __olly_next __olly_reset __olly_post __olly_save __olly_exit
+builtin readonly -f __olly_next __olly_begin __olly_clear __olly_reset __olly_post __olly_save __olly_exit
+
+# bash's own variables (the ones not exported at start): a sync leaves
+# them alone.
+builtin declare -A __olly_own __olly_ex
+builtin compgen -e >"$1/names" 2>/dev/null
+builtin mapfile -t __olly_names <"$1/names"
+for __olly_n in "${__olly_names[@]}"; do __olly_ex[$__olly_n]=1; done
+builtin compgen -v >"$1/names" 2>/dev/null
+builtin mapfile -t __olly_names <"$1/names"
+for __olly_n in "${__olly_names[@]}"; do
+	[[ -n ${__olly_ex[$__olly_n]+x} ]] || __olly_own[$__olly_n]=1
+done
+builtin unset __olly_ex __olly_names
 
 # Restore what the session's previous bash left (aliases on, as when the
 # definitions were made). olly passes a slot only when that state may be
@@ -132,7 +178,20 @@ __olly_bg=
 
 __olly_reset
 # The loop runs again if a command leaves it (break, break 9).
+# A request with the sync flag first takes over the state the session's
+# other bash saved, at the top level (a declare in a function would make
+# the variables local), keeping olly's own variables of this bash.
 __olly_loop='while __olly_post; __olly_next; do
+	if [[ -n ${__olly_req[4]} ]]; then
+		__olly_clear
+		__olly_keep=("$__olly_d" "$__olly_last" "${__olly_forced[@]}")
+		builtin shopt -s expand_aliases
+		builtin source -- "$__olly_d/sync" >/dev/null 2>&1
+		builtin shopt -u expand_aliases
+		__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
+		builtin unset __olly_keep
+	fi
+	__olly_begin
 	{
 		builtin shopt -s expand_aliases
 		builtin eval -- "$__olly_cmd"

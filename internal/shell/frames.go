@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // frame is one message of the session's bash on its frame pipe (see
@@ -16,6 +17,7 @@ type frame struct {
 	token string
 	rc    int
 	bg    bool   // D: the command started a background job
+	save  bool   // D: bash saves the state now (an S frame follows)
 	pwd   string // D: the directory it ended in
 	slot  int    // S: the state file written
 	// V: BASH_VERSINFO[0] and [1]
@@ -62,7 +64,7 @@ func parseFrame(kind byte, f []string) (frame, error) {
 		err = errors.Join(err, err2)
 	case 'D':
 		fr.rc, err = strconv.Atoi(f[1])
-		fr.bg, fr.pwd = f[2] == "b", f[3]
+		fr.bg, fr.save, fr.pwd = strings.Contains(f[2], "b"), strings.Contains(f[2], "s"), f[3]
 	case 'S':
 		fr.slot, err = strconv.Atoi(f[1])
 		if err == nil && fr.slot != 0 && fr.slot != 1 {

@@ -40,18 +40,7 @@ func (s *Shell) prestart(opts RunOptions) {
 	if s.prepare() != nil || s.closed() {
 		return
 	}
-	spec := s.sandboxSpec(opts.Policy, opts.Writable)
-	if p := s.proc; p != nil {
-		if !p.dead() && sameSpec(p.spec, spec) && !stampsChanged(p.stamps) {
-			return
-		}
-		s.dropProc(nil)
-	}
-	p, err := s.startProc(spec, s.cwd)
-	if err != nil {
-		return
-	}
-	s.proc = p
+	_ = s.pick(s.sandboxSpec(opts.Policy, opts.Writable), s.cwd)
 }
 
 // closed reports whether Close has begun.

@@ -63,9 +63,17 @@ type bashProc struct {
 	version   [2]int
 	versionOK bool
 
-	mu    sync.Mutex
-	saved int // the last state slot bash reported saved, -1 for none
-	wg    sync.WaitGroup
+	mu       sync.Mutex
+	saved    int           // the last state slot bash reported saved, -1 for none
+	savedTok string        // the token of that S frame
+	savec    chan struct{} // poked at each S frame
+	wg       sync.WaitGroup
+
+	// Guarded by the shell's sem. gen is the generation of the session's
+	// state this bash holds (Shell.gen is the newest); saveTok the token
+	// of its last command followed by a save (its D frame said so).
+	gen     uint64
+	saveTok string
 }
 
 // startProc starts the session's bash under spec, in directory dir, in a
@@ -113,6 +121,7 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 		cmd: cmd, pid: cmd.Process.Pid, spec: spec, dir: own, fresh: fresh, stamps: stamps, nested: plan.Nested(),
 		wake: wakeW, fr: frR, exited: make(chan struct{}),
 		frames: make(chan frame, 4), quit: make(chan struct{}), saved: -1, hello: make(chan struct{}),
+		savec: make(chan struct{}, 1), gen: s.gen,
 	}
 	// Read before anyone waits for bash, so it cannot have been reaped.
 	p.start = procStart(p.pid)
@@ -190,14 +199,41 @@ func (p *bashProc) read() {
 		}
 		if f.kind == 'S' {
 			p.mu.Lock()
-			p.saved = f.slot
+			p.saved, p.savedTok = f.slot, f.token
 			p.mu.Unlock()
+			select {
+			case p.savec <- struct{}{}:
+			default:
+			}
 			continue
 		}
 		select {
 		case p.frames <- f:
 		case <-p.quit:
 			return
+		}
+	}
+}
+
+// waitSaved waits, up to d, for the save that p's last command announced
+// (its D frame), and returns the slot of p's newest complete state (-1:
+// it never saved); ok is false when p exited or d passed first.
+func (p *bashProc) waitSaved(d time.Duration) (slot int, ok bool) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		p.mu.Lock()
+		slot, tok := p.saved, p.savedTok
+		p.mu.Unlock()
+		if tok == p.saveTok {
+			return slot, true
+		}
+		select {
+		case <-p.savec:
+		case <-p.exited:
+			return -1, false
+		case <-t.C:
+			return -1, false
 		}
 	}
 }

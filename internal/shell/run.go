@@ -74,15 +74,8 @@ func (s *Shell) start(command, dir string, policy sandbox.Policy, writable []str
 // the command. A bash that is found dead, or that dies before it began the
 // command, is replaced (errNotStarted: the caller tries once more).
 func (s *Shell) send(r *run, command, dir string) error {
-	if p := s.proc; p != nil && (p.dead() || !sameSpec(p.spec, r.spec) || stampsChanged(p.stamps)) {
-		s.dropProc(nil)
-	}
-	if s.proc == nil {
-		p, err := s.startProc(r.spec, dir)
-		if err != nil {
-			return err
-		}
-		s.proc = p
+	if err := s.pick(r.spec, dir); err != nil {
+		return err
 	}
 	r.proc, r.pid, r.startTicks = s.proc, s.proc.pid, s.proc.start
 	if filepath.Dir(r.fifo) != s.proc.dir {
@@ -90,15 +83,20 @@ func (s *Shell) send(r *run, command, dir string) error {
 			return err
 		}
 	}
+	sync, err := s.syncInto(r.proc)
+	if err != nil {
+		s.dropProc(nil)
+		return errNotStarted
+	}
 	change, names := true, []string(nil)
-	if s.saved {
+	if s.saved && sync == "" {
 		change, names = mayChangeState(command)
 	}
 	save := "1"
 	if !change {
 		save = "0"
 	}
-	fields := append([]string{r.token, dir, r.fifo, save, command}, names...)
+	fields := append([]string{r.token, dir, r.fifo, save, sync, command}, names...)
 	req := strings.Join(fields, "\x00") + "\x00"
 	if err := writePrivate(filepath.Join(r.proc.dir, "req"), []byte(req)); err != nil {
 		return fmt.Errorf("shell: write command: %w", err)
@@ -109,6 +107,10 @@ func (s *Shell) send(r *run, command, dir string) error {
 		return errNotStarted
 	}
 	s.saved = s.saved || change
+	if change {
+		s.gen++ // this command may change the state: its bash holds the newest
+	}
+	r.proc.gen = s.gen
 	return nil
 }
 
@@ -169,15 +171,21 @@ func (s *Shell) closeOutput(r *run) {
 	}
 }
 
-// dropProc lets go of the session's bash (stopping it if it still runs)
-// and keeps the newest state it saved for the next one. r is the command
-// it was running when it ended, if any.
+// dropProc lets go of the session's current bash (stopping it if it
+// still runs) and keeps the newest state it saved for the next one. r is
+// the command it was running when it ended, if any.
 func (s *Shell) dropProc(r *run) {
 	p := s.proc
 	if p == nil {
 		return
 	}
 	s.proc = nil
+	s.drop(p, r)
+}
+
+// drop stops bash p and keeps its newest state if it holds the session's
+// newest (an idle bash behind it has nothing to keep).
+func (s *Shell) drop(p *bashProc, r *run) {
 	p.stop(s.m.opts.KillGrace)
 	slot := p.savedSlot()
 	if r != nil {
@@ -186,6 +194,9 @@ func (s *Shell) dropProc(r *run) {
 				r.exit, slot = &rec, rec.slot
 			}
 		}
+	}
+	if p.gen < s.gen {
+		slot = -1
 	}
 	s.keepState(p, slot)
 }

@@ -59,6 +59,12 @@ type Shell struct {
 	seq   int
 	cwd   string
 	proc  *bashProc // the session's bash, nil until a command needs one
+	// idle is the session's other sandboxed bash (read-only while proc is
+	// workspace-write, or the reverse), kept for the next command under
+	// its policy (policies.go); gen numbers the session's state: it grows
+	// with every command that may change it.
+	idle *bashProc
+	gen  uint64
 	// procN numbers the session's bash processes (their folders).
 	procN int
 	// hasState: STATE_DIR/state holds the newest complete state a bash of
@@ -369,6 +375,7 @@ func (s *Shell) shutdown() error {
 		}
 	}
 	s.dropProc(nil)
+	s.dropIdle()
 	s.pmu.Lock()
 	for p := range s.pumps {
 		p.stop()

@@ -114,6 +114,9 @@ func (s *Shell) onFrame(r *run, f frame, ok bool) {
 		r.started = true
 	default:
 		r.done = &f
+		if f.save {
+			r.proc.saveTok = f.token
+		}
 	}
 }
 

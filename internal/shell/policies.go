@@ -1,0 +1,134 @@
+package shell
+
+import (
+	"path/filepath"
+	"time"
+
+	"github.com/olly-agent/olly/internal/sandbox"
+)
+
+// A session keeps up to two live bash processes, one per sandboxed policy:
+// the read-only one (commands that run without asking) and the
+// workspace-write one. A command under the other policy than the
+// current bash's runs in the other bash (started the first time), and
+// the current one waits, idle, for the next command under its policy,
+// instead of being replaced at every switch. The session's state (cwd,
+// variables, functions, aliases) follows the commands from one bash to
+// the other: before a bash runs a command, it takes over the newest state
+// if the other bash holds a newer one (the sync file, see driver.bash).
+// An unsandboxed bash is never kept idle, nor kept beside one: outside
+// the sandbox there is one bash, as before.
+
+// saveWait bounds how long a bash that is about to wait idle may take to
+// finish the save its last command announced; past it the bash is
+// stopped instead, and its state taken as when it is replaced.
+const saveWait = 5 * time.Second
+
+// pick makes s.proc a bash that can run a command under spec: the current
+// one; or the idle one, if it is of that sandbox (the current one then
+// waits idle in its place if it is the other sandboxed policy's); or a
+// new one.
+func (s *Shell) pick(spec sandbox.Spec, dir string) error {
+	cur := s.proc
+	if cur != nil && usable(cur, spec) {
+		return nil
+	}
+	s.proc = nil
+	var next *bashProc
+	if q := s.idle; q != nil && usable(q, spec) {
+		next, s.idle = q, nil
+	}
+	if cur != nil {
+		if parkable(cur, spec) && s.checkpoint(cur) {
+			s.dropIdle() // at most one idle bash
+			s.idle = cur
+		} else {
+			s.drop(cur, nil)
+		}
+	}
+	if q := s.idle; q != nil && (spec.Policy == sandbox.Unsandboxed || q.spec.Policy == spec.Policy) {
+		// Outside the sandbox one bash, as before; an idle bash of this
+		// policy that cannot run the command is stale.
+		s.dropIdle()
+	}
+	if next == nil {
+		p, err := s.startProc(spec, dir)
+		if err != nil {
+			return err
+		}
+		next = p
+	}
+	s.proc = next
+	return nil
+}
+
+// usable reports whether p can run a command under spec.
+func usable(p *bashProc, spec sandbox.Spec) bool {
+	return !p.dead() && sameSpec(p.spec, spec) && !stampsChanged(p.stamps)
+}
+
+// parkable reports whether p, the current bash, may wait idle while a
+// command under spec runs in the other sandboxed policy's bash.
+func parkable(p *bashProc, spec sandbox.Spec) bool {
+	return p.spec.Policy != sandbox.Unsandboxed && spec.Policy != sandbox.Unsandboxed &&
+		p.spec.Policy != spec.Policy && !p.dead() && !stampsChanged(p.stamps)
+}
+
+// checkpoint makes STATE_DIR/state the newest state when p, about to wait
+// idle, holds it: the slot its last save wrote (waiting for a save its
+// last command announced). false: p must be stopped instead.
+func (s *Shell) checkpoint(p *bashProc) bool {
+	if p.gen < s.gen {
+		return true // the session's state file is newer already
+	}
+	slot, ok := p.waitSaved(saveWait)
+	switch {
+	case !ok:
+		return false
+	case slot < 0:
+		return true // never saved: it holds what it restored from the state file
+	}
+	if copyState(filepath.Join(p.dir, stateFile(slot)), filepath.Join(s.dir, "state")) != nil {
+		return false
+	}
+	s.hasState, s.stateConfined = true, p.spec.Policy != sandbox.Unsandboxed
+	return true
+}
+
+// syncInto copies the session's newest state into p's folder when p,
+// about to run a command, is behind it, and returns the request's sync
+// flag ("1", or "" when p is up to date).
+func (s *Shell) syncInto(p *bashProc) (string, error) {
+	// Both bashes are sandboxed (an unsandboxed one is never kept beside
+	// another), so either may take the state the other saved; an
+	// unsandboxed bash never takes one (restoreInto decides for it).
+	if p.gen >= s.gen || !s.hasState || p.spec.Policy == sandbox.Unsandboxed {
+		return "", nil
+	}
+	if err := copyState(filepath.Join(s.dir, "state"), filepath.Join(p.dir, "sync")); err != nil {
+		return "", err
+	}
+	// What p saved before is older than what it takes now: until it
+	// saves again (the command is followed by a save), the session's
+	// state file is its newest complete state.
+	p.mu.Lock()
+	p.saved, p.savedTok = -1, ""
+	p.mu.Unlock()
+	p.saveTok = ""
+	return "1", nil
+}
+
+// dropIdle stops the idle bash, if any.
+func (s *Shell) dropIdle() {
+	if q := s.idle; q != nil {
+		s.idle = nil
+		s.drop(q, nil)
+	}
+}
+
+func stateFile(slot int) string {
+	if slot == 1 {
+		return "state1"
+	}
+	return "state0"
+}

@@ -1,0 +1,133 @@
+package shell
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/olly-agent/olly/internal/sandbox"
+)
+
+var (
+	readOnly  = RunOptions{Policy: sandbox.ReadOnly}
+	readWrite = RunOptions{Policy: sandbox.WorkspaceWrite}
+)
+
+// pidOf runs "echo $$" and returns the bash that ran it.
+func pidOf(t *testing.T, sh *Shell, opts RunOptions) int {
+	t.Helper()
+	res := mustRun(t, sh, "echo $$", opts)
+	pid, err := strconv.Atoi(res.Output)
+	if err != nil {
+		t.Fatalf("echo $$: %s", res.Text())
+	}
+	return pid
+}
+
+// TestTwoBashesFollowTheState: read-only and workspace-write commands
+// alternate between two live bash processes, one per policy, which are
+// not replaced at each switch; cd, exports (and unset), functions and
+// aliases made in one are there in the next command in the other.
+func TestTwoBashesFollowTheState(t *testing.T) {
+	m, ws, _, _ := sandboxed(t)
+	sh := m.Session("s")
+	rw := pidOf(t, sh, readWrite)
+	mustRun(t, sh, "cd sub; export A=1 GONE=x; f() { echo fn-$A; }; alias al='echo al'; declare -a arr=(x y)", readWrite)
+	ro := pidOf(t, sh, readOnly)
+	if ro == rw {
+		t.Fatal("the read-only command ran in the workspace-write bash")
+	}
+	res := mustRun(t, sh, `echo "$A ${PWD##*/} ${arr[1]}"; f; al`, readOnly)
+	if res.Output != "1 sub y\nfn-1\nal" {
+		t.Errorf("read-only bash after the switch: %q", res.Output)
+	}
+	mustRun(t, sh, "export B=2; unset GONE; unset -f f; cd ..; g() { echo g; }", readOnly)
+	res = mustRun(t, sh, `echo "$$ $A $B ${GONE-unset} $(type -t f || echo nof)"; pwd; g`, readWrite)
+	if want := strconv.Itoa(rw) + " 1 2 unset nof\n" + ws + "\ng"; res.Output != want {
+		t.Errorf("back in the workspace-write bash: %q, want %q", res.Output, want)
+	}
+	if again := pidOf(t, sh, readOnly); again != ro {
+		t.Errorf("the read-only bash was replaced (%d, then %d)", ro, again)
+	}
+	// A stateless command after a switch still runs with the state.
+	mustRun(t, sh, "export C=3", readWrite)
+	if res := mustRun(t, sh, "echo $C", readOnly); res.Output != "3" {
+		t.Errorf("stateless command after a switch: %q", res.Output)
+	}
+}
+
+// TestTwoBashesOneKilled: a bash killed while it waits idle is replaced
+// by a new one with the newest state; one killed by its own command
+// leaves the other with the state saved before that command.
+func TestTwoBashesOneKilled(t *testing.T) {
+	m, _, _, _ := sandboxed(t)
+	sh := m.Session("s")
+	rw := pidOf(t, sh, readWrite)
+	mustRun(t, sh, "export K=1", readWrite)
+	ro := pidOf(t, sh, readOnly)
+	if err := syscall.Kill(rw, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, sh, "export K=2", readOnly)
+	res := mustRun(t, sh, "echo $$ $K", readWrite)
+	if f := strings.Fields(res.Output); len(f) != 2 || f[0] == strconv.Itoa(rw) || f[1] != "2" {
+		t.Errorf("after the idle bash was killed: %q (killed %d)", res.Output, rw)
+	}
+	mustRun(t, sh, "export K=3", readWrite)
+	res = mustRun(t, sh, "export K=4; kill -9 $$", readOnly)
+	if res.Signal != "SIGKILL" {
+		t.Fatalf("%s", res.Text())
+	}
+	if res := mustRun(t, sh, "echo $$ $K", readOnly); res.Output == strconv.Itoa(ro)+" 3" || !strings.HasSuffix(res.Output, " 3") {
+		t.Errorf("after the read-only bash killed itself: %q, want a new bash with K=3", res.Output)
+	}
+}
+
+// TestTwoBashesTimeout: a command that times out in one bash ends that
+// bash only; its cd and variables (saved as it was stopped) reach the
+// other, which keeps running.
+func TestTwoBashesTimeout(t *testing.T) {
+	m, _, _, _ := sandboxed(t)
+	sh := m.Session("s")
+	rw := pidOf(t, sh, readWrite)
+	res := mustRun(t, sh, "cd sub; export T=1; sleep 30", RunOptions{Policy: sandbox.ReadOnly, Timeout: 300 * time.Millisecond})
+	if !res.TimedOut {
+		t.Fatalf("%s", res.Text())
+	}
+	res = mustRun(t, sh, `echo "$$ $T ${PWD##*/}"`, readWrite)
+	if want := strconv.Itoa(rw) + " 1 sub"; res.Output != want {
+		t.Errorf("workspace-write bash after the timeout: %q, want %q", res.Output, want)
+	}
+}
+
+// TestUnsandboxedRunStaysAlone: an unsandboxed command ends both sandboxed
+// bashes and does not take their state (as before); the next sandboxed
+// commands start afresh from what the unsandboxed one left.
+func TestUnsandboxedRunStaysAlone(t *testing.T) {
+	m, _, _, _ := sandboxed(t)
+	sh := m.Session("s")
+	rw := pidOf(t, sh, readWrite)
+	mustRun(t, sh, "export P=planted", readWrite)
+	ro := pidOf(t, sh, readOnly)
+	res := mustRun(t, sh, `echo "${P-clean}"; export U=1`, RunOptions{Policy: sandbox.Unsandboxed})
+	if res.Output != "clean" {
+		t.Errorf("unsandboxed command saw the sandboxed state: %q", res.Output)
+	}
+	for _, pid := range []int{rw, ro} {
+		if processAlive(pid) {
+			t.Errorf("sandboxed bash %d still runs beside the unsandboxed one", pid)
+		}
+	}
+	if res := mustRun(t, sh, `echo "$U ${P-clean}"`, readOnly); res.Output != "1 clean" {
+		t.Errorf("read-only command after the unsandboxed one: %q", res.Output)
+	}
+}
+
+// processAlive reports whether pid runs and is not a zombie.
+func processAlive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !strings.Contains(string(b), ") Z ")
+}
