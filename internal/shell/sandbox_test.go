@@ -170,3 +170,26 @@ func TestLeftoversOfALiveOllyAreLeftAlone(t *testing.T) {
 		t.Fatal("the job of a live olly was ended")
 	}
 }
+
+// TestNestedSearchCutIsSaid: where the sandbox's search for nested
+// repositories could not look everywhere (here: folders deeper than its
+// level bound), the first command of the bash says so, once; a nested
+// clone it found stays read-only, and its refusal is explained.
+func TestNestedSearchCutIsSaid(t *testing.T) {
+	m, ws, _, _ := sandboxed(t)
+	deep := filepath.Join(ws, strings.Repeat("d/", 40))
+	for _, d := range []string{deep, filepath.Join(ws, "third_party/lib/.git/hooks")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sh := m.Session("s1")
+	res := mustRun(t, sh, "true", RunOptions{})
+	if text := res.Text(); !strings.Contains(text, "nested git repositories was cut short") || !strings.Contains(text, "folder levels") {
+		t.Fatalf("the first command does not say the search was cut:\n%s", text)
+	}
+	res = mustRun(t, sh, "echo '#!/bin/sh' > third_party/lib/.git/hooks/pre-commit", RunOptions{})
+	if text := res.Text(); res.ExitCode == 0 || strings.Contains(text, "cut short") || !strings.Contains(text, "third_party/lib/.git/hooks/pre-commit") {
+		t.Fatalf("want the hook refused and explained, the cut said once:\n%s", text)
+	}
+}
