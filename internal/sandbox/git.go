@@ -120,6 +120,11 @@ func (r *roList) repository(w, tree string) {
 	for _, sub := range submodulePaths(filepath.Join(tree, ".gitmodules")) {
 		r.submodule(filepath.Join(tree, sub))
 	}
+	// The gitlinks of the index: every submodule, initialised or not,
+	// as git goes by them (index.go), whatever .gitmodules says.
+	for _, sub := range indexGitlinks(folder) {
+		r.submodule(filepath.Join(tree, sub))
+	}
 }
 
 // submodule adds a submodule's .git; where it has none yet and its

@@ -126,3 +126,26 @@ func TestNestedEverydayCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestGitlinkFolderCannotBePlanted: a submodule known only from the
+// index (no .gitmodules entry, never cloned) cannot get a planted .git,
+// under either mechanism; git status in the superproject would run git
+// in it.
+func TestGitlinkFolderCannotBePlanted(t *testing.T) {
+	base := activeSandbox(t)
+	modes := map[string]*Sandbox{GitSplit: withGit(base, GitSplit)}
+	if base.Status().Git == GitMount {
+		modes[GitMount] = base
+	}
+	for how, b := range modes {
+		ws := gitIndexRepo(t, "2", "sha1")
+		must(t, os.MkdirAll(filepath.Join(ws, "lib/sub"), 0o755))
+		spec := Spec{Policy: WorkspaceWrite, Writable: []string{ws}}
+		if out, err := runIn(t, b, spec, ws, "mkdir lib/sub/.git && echo '[core] fsmonitor = x' > lib/sub/.git/config"); err == nil {
+			t.Errorf("%s: a .git was planted in the gitlink folder:\n%s", how, out)
+		}
+		if _, err := os.Lstat(filepath.Join(ws, "lib/sub/.git")); err == nil {
+			t.Errorf("%s: lib/sub/.git exists", how)
+		}
+	}
+}

@@ -112,7 +112,11 @@ func gitConfigWorktree(file string) (string, bool) {
 // parseWorktree reads git config text for core.worktree: sections
 // "[core]" (any case), keys "worktree" (any case), values with quotes,
 // escapes and comments as git writes them. Includes are not followed.
-func parseWorktree(r io.Reader) (string, bool) {
+func parseWorktree(r io.Reader) (string, bool) { return parseConfigKey(r, "core", "worktree") }
+
+// parseConfigKey reads git config text for section.key (both any case; a
+// section without a subsection), as parseWorktree describes.
+func parseConfigKey(r io.Reader, section, key string) (string, bool) {
 	var value string
 	found, inCore := false, false
 	sc := bufio.NewScanner(r)
@@ -125,14 +129,14 @@ func parseWorktree(r io.Reader) (string, bool) {
 				inCore = false
 				continue
 			}
-			inCore = strings.EqualFold(strings.TrimSpace(line[1:end]), "core")
+			inCore = strings.EqualFold(strings.TrimSpace(line[1:end]), section)
 			line = strings.TrimSpace(line[end+1:]) // "[core] worktree = x" is valid
 		}
 		if !inCore {
 			continue
 		}
 		k, v, ok := strings.Cut(line, "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), "worktree") {
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), key) {
 			continue
 		}
 		if v, ok = configValue(v); ok && v != "" {
