@@ -104,11 +104,18 @@ func promptImages(in []rpcproto.ImageContent) ([]event.ImageRef, error) {
 // response) or waits for the running prompt.
 func (s *Server) submit(ctx context.Context, c *call, in session.PromptInput, when session.WhenBusy) (rpcproto.PromptResult, error) {
 	id := s.current()
+	sub, err := s.admit(ctx, id, in, when)
+	return s.accepted(c, id, sub, err)
+}
+
+// admit submits in to the session, waiting for a turn that has ended
+// (the client saw agent_end) to give the session back (ending.go).
+func (s *Server) admit(ctx context.Context, id string, in session.PromptInput, when session.WhenBusy) (*session.Submission, error) {
 	sub, err := s.opts.Sessions.Submit(ctx, id, in, when)
-	if errors.Is(err, session.ErrBusy) && s.turnEnding(ctx, id) { // ending.go
+	if errors.Is(err, session.ErrBusy) && s.turnEnding(ctx, id) {
 		sub, err = s.submitAfterEnd(ctx, id, in, when)
 	}
-	return s.accepted(c, id, sub, err)
+	return sub, err
 }
 
 // accepted answers a submission: queued, or run in the server's work once
@@ -166,7 +173,9 @@ func runAbort(_ context.Context, s *Server, _ *call, _ rpcproto.Empty) (rpcproto
 func runCompact(ctx context.Context, s *Server, _ *call, req rpcproto.CompactRequest) (rpcproto.CompactResult, error) {
 	id := s.current()
 	text := strings.TrimSpace("/compact " + req.CustomInstructions)
-	sub, err := s.opts.Sessions.Submit(ctx, id, session.PromptInput{Text: text}, session.WhenBusyRefuse)
+	// A compact sent right after agent_end waits for that turn to wind
+	// down, as a prompt does.
+	sub, err := s.admit(ctx, id, session.PromptInput{Text: text}, session.WhenBusyRefuse)
 	if err != nil {
 		return rpcproto.CompactResult{}, busyHint(err)
 	}
