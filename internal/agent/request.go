@@ -86,13 +86,10 @@ func (r *run) bindRequests() {
 // request builds the iteration's chat request from the turn's
 // conversation, which holds exactly what the log holds.
 func (b *requestBuilder) request() *llm.ChatRequest {
-	history := b.t.History.Messages(b.format)
-	msgs := make([]llm.Message, 0, len(history)+1)
-	msgs = append(msgs, llm.Message{Role: llm.RoleSystem, Content: b.system()}) // + session memory (compact_state.go)
-	for _, m := range history {
-		m.Thinking = "" // never reasoning in history (seed pitfall #12)
-		msgs = append(msgs, m)
-	}
+	// The system message (+ session memory, compact_state.go), then the
+	// history rendered into the same slice. History messages never carry
+	// reasoning (seed pitfall #12): the renderer sets no Thinking.
+	msgs := b.t.History.AppendMessages([]llm.Message{{Role: llm.RoleSystem, Content: b.system()}}, b.format)
 	if !b.vision {
 		dropImages(msgs) // images of earlier prompts, for a model that cannot read them
 	}

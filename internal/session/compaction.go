@@ -26,7 +26,7 @@ func IsSummary(content string) bool { return strings.HasPrefix(content, summaryI
 func (c *Conversation) CompactionCut(f Format, keep int) (firstKeptSeq int64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := render(c.entries, f, true, nil)
+	r := render(c.entries, f, true, nil, nil)
 	if keep < 1 {
 		keep = 1
 	}
@@ -84,5 +84,5 @@ func (c *Conversation) MessagesBefore(f Format, firstKeptSeq int64) []llm.Messag
 			gone = append(gone, e)
 		}
 	}
-	return render(gone, f, false, nil).out
+	return render(gone, f, false, nil, nil).out
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/olly-agent/olly/internal/event"
@@ -180,16 +181,24 @@ func (c *Conversation) Len() int {
 // Messages renders the conversation for the model in format f. The system
 // prompt is not part of it.
 func (c *Conversation) Messages(f Format) []llm.Message {
+	return c.AppendMessages(nil, f)
+}
+
+// AppendMessages is Messages appended to dst (a request's system message):
+// the request is built in one slice, sized once, instead of a copy of the
+// rendered history per iteration.
+func (c *Conversation) AppendMessages(dst []llm.Message, f Format) []llm.Message {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	r := render(c.entries, f, false, c.images)
+	r := render(c.entries, f, false, c.images, dst)
 	return r.out
 }
 
-// render turns entries into messages; with track, the renderer also
-// records which entry each message starts with.
-func render(entries []entry, f Format, track bool, images func(*entry) ([][]byte, string)) *renderer {
-	r := &renderer{format: f, out: make([]llm.Message, 0, len(entries)+2), track: track, pendFrom: -1, lastAssistant: -1, images: images}
+// render turns entries into messages appended to dst (nil: a new slice);
+// with track, the renderer also records which entry each message starts
+// with (then dst must be nil: from indexes out).
+func render(entries []entry, f Format, track bool, images func(*entry) ([][]byte, string), dst []llm.Message) *renderer {
+	r := &renderer{format: f, out: slices.Grow(dst, len(entries)+2), track: track, pendFrom: -1, lastAssistant: -1, images: images}
 	for i := range entries {
 		if entries[i].kind == entryAssistant {
 			r.lastAssistant = i
