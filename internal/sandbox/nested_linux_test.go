@@ -4,6 +4,7 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -148,4 +149,25 @@ func TestGitlinkFolderCannotBePlanted(t *testing.T) {
 			t.Errorf("%s: lib/sub/.git exists", how)
 		}
 	}
+}
+
+// TestWrapDropsACallersSearch: Wrap's helper does not take a caller's
+// Spec.Nested (an empty one would protect nothing nested): it searches
+// itself, and the clone stays read-only.
+func TestWrapDropsACallersSearch(t *testing.T) {
+	b := activeSandbox(t)
+	f := newGitFixture(t)
+	spec := f.spec()
+	spec.Nested = &Nested{}
+	argv, err := b.Wrap(spec, []string{"bash", "-c", gitAttacks["plant a hook in a nested clone"]})
+	must(t, err)
+	if strings.Contains(strings.Join(argv, " "), `"nested"`) {
+		t.Errorf("the caller's search reached the helper: %v", argv)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = f.ws
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Errorf("the hook was planted through Wrap:\n%s", out)
+	}
+	f.check(t, "Wrap")
 }

@@ -261,8 +261,16 @@ func (b *Sandbox) detectGit() (how, reason string) {
 }
 
 // Wrap returns the command line that runs argv under spec. An Unsandboxed
-// spec, or no active sandbox, returns argv unchanged.
+// spec, or no active sandbox, returns argv unchanged. A caller's
+// Spec.Nested is dropped: the helper searches for nested repositories
+// itself (only olly's own search is trusted to be whole or say it is not).
 func (b *Sandbox) Wrap(spec Spec, argv []string) ([]string, error) {
+	spec.Nested = nil
+	return b.wrap(spec, argv)
+}
+
+// wrap is Wrap for a spec whose Nested olly's own search filled (or nil).
+func (b *Sandbox) wrap(spec Spec, argv []string) ([]string, error) {
 	if spec.Policy == Unsandboxed || !b.Status().Active() {
 		return argv, nil
 	}

@@ -99,7 +99,7 @@ func (b *Sandbox) StartPlanned(cmd *exec.Cmd, p *StartPlan) (<-chan error, error
 	case startThread:
 		return startConfined(cmd, p.spec, p.grants)
 	}
-	argv, err := b.Wrap(p.spec, cmd.Args)
+	argv, err := b.wrap(p.spec, cmd.Args)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func (b *Sandbox) Prepare(cmd *exec.Cmd, spec Spec) error {
 		spec.Mount = true
 		return b.helperCmd(cmd, spec)
 	}
-	argv, err := b.Wrap(spec, cmd.Args)
+	argv, err := b.wrap(spec, cmd.Args)
 	if err != nil {
 		return err
 	}
