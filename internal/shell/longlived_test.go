@@ -68,13 +68,14 @@ func TestShellEndingCommands(t *testing.T) {
 	}
 }
 
-// TestNoexecEndsAtTheTimeout: after set -n bash executes nothing more, not
-// even olly's loop, so the command runs until its timeout; then the shell
-// is replaced.
+// TestNoexecEndsAtTheTimeout: after a set -n olly cannot see (eval'd)
+// bash executes nothing more, not even olly's loop, so the command runs
+// until its timeout; then the shell is replaced. (One it sees runs in a
+// subshell: noexec_test.go.)
 func TestNoexecEndsAtTheTimeout(t *testing.T) {
 	m, _ := newTestManager(t, nil)
 	sh := m.Session("s")
-	res := mustRun(t, sh, "cd sub; set -n", RunOptions{Timeout: 500 * time.Millisecond})
+	res := mustRun(t, sh, `cd sub; eval "set -n"`, RunOptions{Timeout: 500 * time.Millisecond})
 	if !res.TimedOut {
 		t.Fatalf("%s", res.Text())
 	}

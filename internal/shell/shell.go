@@ -165,6 +165,10 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 		res.Rejected = "the command contains a NUL byte, which bash cannot run"
 		return res, nil
 	}
+	if setsNoexec(command) {
+		command = runInSubshell(command)
+		res.Notes = append(res.Notes, noexecNote)
+	}
 	start, reason := s.startDir(opts.Cwd, res)
 	if reason != "" {
 		res.Rejected = reason
