@@ -115,29 +115,36 @@ func (r *roList) repository(w, tree string) {
 		}
 	}
 	for _, sub := range submoduleTrees(w, folder) {
-		r.submodule(sub)
-	}
-	for _, sub := range submodulePaths(filepath.Join(tree, ".gitmodules")) {
-		r.submodule(filepath.Join(tree, sub))
+		r.submodule(sub, true)
 	}
 	// The gitlinks of the index: every submodule, initialised or not,
 	// as git goes by them (index.go), whatever .gitmodules says.
-	for _, sub := range indexGitlinks(folder) {
-		r.submodule(filepath.Join(tree, sub))
+	links, read := indexGitlinks(folder)
+	for _, sub := range links {
+		r.submodule(filepath.Join(tree, sub), true)
+	}
+	// A path only .gitmodules names (no gitlink) is no submodule to git
+	// (status and submodule update go by the index): its .git is kept
+	// if there is one, but its empty folder only when the index could not
+	// be read, so editing .gitmodules cannot make any empty folder
+	// read-only.
+	for _, sub := range submodulePaths(filepath.Join(tree, ".gitmodules")) {
+		r.submodule(filepath.Join(tree, sub), !read)
 	}
 }
 
 // submodule adds a submodule's .git; where it has none yet and its
 // folder is empty (git makes an empty folder for a submodule it has not
-// checked out), the folder itself, so no .git can be planted there for
-// the person's next git submodule update (which then runs git in it).
-func (r *roList) submodule(tree string) {
+// checked out) and empty may be kept, the folder itself, so no .git can
+// be planted there for the person's next git status or git submodule
+// update (which then run git in it).
+func (r *roList) submodule(tree string, empty bool) {
 	git := filepath.Join(tree, GitDir)
 	if _, err := os.Lstat(git); err == nil || !r.existing {
 		r.add(git)
 		return
 	}
-	if fi, err := os.Lstat(tree); err == nil && fi.IsDir() && emptyDir(tree) {
+	if fi, err := os.Lstat(tree); empty && err == nil && fi.IsDir() && emptyDir(tree) {
 		r.add(tree)
 	}
 }

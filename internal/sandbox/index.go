@@ -25,19 +25,22 @@ const (
 )
 
 // indexGitlinks returns the gitlink paths of the index of the git folder
-// folder (relative, local ones only), at most maxGitlinks; nil when it
-// has none or cannot be read.
-func indexGitlinks(folder string) []string {
+// folder (relative, local ones only), at most maxGitlinks, and whether
+// the index was read whole (false: missing, too big or malformed).
+func indexGitlinks(folder string) ([]string, bool) {
 	if folder == "" {
-		return nil
+		return nil, false
 	}
 	f, err := os.Open(filepath.Join(folder, "index"))
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer f.Close()
-	links, _ := parseGitlinks(io.LimitReader(f, maxIndex), hashSize(folder))
-	return links
+	if fi, err := f.Stat(); err != nil || fi.Size() > maxIndex {
+		return nil, false
+	}
+	links, err := parseGitlinks(io.LimitReader(f, maxIndex), hashSize(folder))
+	return links, err == nil
 }
 
 // hashSize is the object hash's size in bytes of the repository whose git

@@ -50,7 +50,10 @@ func TestIndexGitlinks(t *testing.T) {
 	for _, c := range []struct{ version, format string }{{"2", "sha1"}, {"3", "sha1"}, {"4", "sha1"}, {"2", "sha256"}, {"4", "sha256"}} {
 		t.Run("v"+c.version+"-"+c.format, func(t *testing.T) {
 			ws := gitIndexRepo(t, c.version, c.format)
-			got := indexGitlinks(filepath.Join(ws, ".git"))
+			got, read := indexGitlinks(filepath.Join(ws, ".git"))
+			if !read {
+				t.Error("the index was not read whole")
+			}
 			slices.Sort(got)
 			if diff := cmp.Diff([]string{"deep/er/mod with space", "lazy", "lib/sub"}, got); diff != "" {
 				t.Errorf("gitlinks (-want +got):\n%s", diff)
@@ -68,8 +71,15 @@ func TestIndexGitlinksAreProtected(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Join(ws, "lib/sub"), 0o755))
 	must(t, os.MkdirAll(filepath.Join(ws, "lazy"), 0o755))
 	must(t, os.WriteFile(filepath.Join(ws, "lazy/x"), nil, 0o644))
+	// An empty folder .gitmodules names but the index does not (a
+	// command may edit .gitmodules) is no submodule: it stays writable.
+	must(t, os.MkdirAll(filepath.Join(ws, "build"), 0o755))
+	must(t, os.WriteFile(filepath.Join(ws, ".gitmodules"), []byte("[submodule \"b\"]\n\tpath = build\n"), 0o644))
 	ro := Spec{Policy: WorkspaceWrite, Writable: []string{ws}}.readOnly(true)
 	real, _ := filepath.EvalSymlinks(ws)
+	if slices.Contains(ro, filepath.Join(real, "build")) {
+		t.Errorf("readOnly(true) = %v holds build, which only .gitmodules names", ro)
+	}
 	if !slices.Contains(ro, filepath.Join(real, "lib/sub")) {
 		t.Errorf("readOnly(true) = %v lacks the empty gitlink folder lib/sub", ro)
 	}
