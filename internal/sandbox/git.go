@@ -3,10 +3,13 @@ package sandbox
 import (
 	"bufio"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/olly-agent/olly/internal/confined"
 )
 
 // GitDir is the name git looks for: a repository's git directory, or a
@@ -150,7 +153,7 @@ func (r *roList) submodule(tree string, empty bool) {
 }
 
 func emptyDir(dir string) bool {
-	f, err := os.Open(dir)
+	f, err := openDir(dir)
 	if err != nil {
 		return false
 	}
@@ -172,7 +175,7 @@ func gitFolder(w string) string {
 	case !fi.Mode().IsRegular():
 		return ""
 	}
-	f, err := os.Open(p)
+	f, err := confined.OpenRegular(p)
 	if err != nil {
 		return ""
 	}
@@ -191,7 +194,7 @@ func gitFolder(w string) string {
 // commonDir returns the folder a git folder's commondir file names (a
 // linked worktree's shared repository), or "".
 func commonDir(folder string) string {
-	f, err := os.Open(filepath.Join(folder, "commondir"))
+	f, err := confined.OpenRegular(filepath.Join(folder, "commondir"))
 	if err != nil {
 		return ""
 	}
@@ -213,7 +216,7 @@ const maxGitmodules = 64 << 10
 // submodulePaths returns the relative paths a .gitmodules file gives its
 // submodules ("path = x" lines), skipping any that would leave the folder.
 func submodulePaths(file string) []string {
-	f, err := os.Open(file)
+	f, err := confined.OpenRegular(file)
 	if err != nil {
 		return nil
 	}
@@ -232,4 +235,16 @@ func submodulePaths(file string) []string {
 		out = append(out, filepath.Clean(v))
 	}
 	return out
+}
+
+// readDir is os.ReadDir through openDir (sorted by name).
+func readDir(dir string) ([]fs.DirEntry, error) {
+	f, err := openDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
 }

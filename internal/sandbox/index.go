@@ -6,9 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/olly-agent/olly/internal/confined"
 )
 
 // The index (a git folder's "index" file) lists the gitlinks, the
@@ -31,7 +32,7 @@ func indexGitlinks(folder string) ([]string, bool) {
 	if folder == "" {
 		return nil, false
 	}
-	f, err := os.Open(filepath.Join(folder, "index"))
+	f, err := confined.OpenRegular(filepath.Join(folder, "index"))
 	if err != nil {
 		return nil, false
 	}
@@ -51,7 +52,7 @@ func hashSize(folder string) int {
 		if dir == "" {
 			continue
 		}
-		f, err := os.Open(filepath.Join(dir, "config"))
+		f, err := confined.OpenRegular(filepath.Join(dir, "config"))
 		if err != nil {
 			continue
 		}

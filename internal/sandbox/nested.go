@@ -176,7 +176,7 @@ func (s *nestSearch) list(d nestDir) []nestDir {
 // read lists dir in directory order, in pieces, counting entries against
 // the budget; false when it cannot be read or the budget ran out.
 func (s *nestSearch) read(dir string) ([]fs.DirEntry, bool) {
-	f, err := os.Open(dir)
+	f, err := openDir(dir)
 	if err != nil {
 		return nil, false // unreadable by olly: git run by the person there would not be ours to judge either
 	}

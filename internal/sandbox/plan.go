@@ -132,7 +132,7 @@ func (p *planner) expandReal(real string, a Access, within string, dir bool) {
 	// A protected or read-only path lies inside: list this directory, and
 	// grant its entries one by one.
 	p.out = append(p.out, Grant{Path: real, Access: List, Dir: true})
-	entries, err := os.ReadDir(real)
+	entries, err := readDir(real)
 	if err != nil {
 		return
 	}

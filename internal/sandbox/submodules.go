@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/olly-agent/olly/internal/confined"
 )
 
 // Bounds on the walk through a git folder's submodules: the folder is
@@ -69,7 +71,7 @@ func (w *moduleWalk) moduleNames(modules, prefix string, depth int) []string {
 	if depth >= maxSubmoduleDepth || w.dirs >= maxModuleDirs {
 		return nil
 	}
-	entries, err := os.ReadDir(filepath.Join(modules, prefix))
+	entries, err := readDir(filepath.Join(modules, prefix))
 	if err != nil {
 		return nil
 	}
@@ -101,7 +103,7 @@ func isGitFolder(dir string) bool {
 // gitConfigWorktree returns core.worktree from a git config file (the
 // last one wins, as in git), reading at most maxGitConfig bytes.
 func gitConfigWorktree(file string) (string, bool) {
-	f, err := os.Open(file)
+	f, err := confined.OpenRegular(file)
 	if err != nil {
 		return "", false
 	}
