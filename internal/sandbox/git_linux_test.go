@@ -305,13 +305,16 @@ func TestGitAsNonRoot(t *testing.T) {
 	tmp := filepath.Join(dir, "tmp")
 	must(t, os.Mkdir(tmp, 0o700))
 	must(t, os.Chmod(tmp, 0o777|os.ModeSticky))
-	cmd := exec.Command(bin, "-test.run", "^(TestGitStaysReadOnly|TestGitEverydayCommands|TestMountModeDropsSysAdmin)$/^mount", "-test.v", "-test.count=1")
+	cmd := exec.Command(bin, "-test.run", "^(TestGitStaysReadOnly|TestGitEverydayCommands|TestMountModeDropsSysAdmin|TestFindNestedSaysUnreadable)$/^mount", "-test.v", "-test.count=1")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "TMPDIR=" + tmp, "OLLY_TEST_NONROOT=1"}
 	cmd.Dir = tmp
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("as uid 65534: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "--- PASS: TestFindNestedSaysUnreadable") {
+		t.Errorf("as uid 65534 the unreadable-folder test did not pass:\n%s", firstLines(string(out), 20))
 	}
 	if !strings.Contains(string(out), "--- PASS: TestGitStaysReadOnly/mount/") {
 		t.Skipf("as uid 65534 the mount namespace mode was not available (unprivileged user namespaces off?):\n%s", firstLines(string(out), 5))

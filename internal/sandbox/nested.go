@@ -98,6 +98,9 @@ func findNested(places []string) *Nested {
 		if s.cut != "" {
 			cuts = append(cuts, fmt.Sprintf("in %s it stopped at %s", p, s.cut))
 		}
+		if s.unreadable != "" {
+			cuts = append(cuts, fmt.Sprintf("it could not list %s", s.unreadable))
+		}
 	}
 	if len(cuts) > 0 {
 		out.Cut = "the search for nested git repositories was cut short (" + strings.Join(cuts, "; ") +
@@ -111,14 +114,15 @@ func findNested(places []string) *Nested {
 // Links are not followed (the place a link names is searched as itself
 // if it is writable).
 type nestSearch struct {
-	root     string
-	lim      nestLimits
-	deadline time.Time
-	found    []string
-	cut      string // why the search is incomplete
-	stopped  bool   // the budget ran out
-	dirs     int
-	entries  int
+	root       string
+	lim        nestLimits
+	deadline   time.Time
+	found      []string
+	cut        string // why the search is incomplete
+	stopped    bool   // the budget ran out
+	unreadable string // the first folder that could not be listed
+	dirs       int
+	entries    int
 }
 
 type nestDir struct {
@@ -178,7 +182,12 @@ func (s *nestSearch) list(d nestDir) []nestDir {
 func (s *nestSearch) read(dir string) ([]fs.DirEntry, bool) {
 	f, err := openDir(dir)
 	if err != nil {
-		return nil, false // unreadable by olly: git run by the person there would not be ours to judge either
+		if !os.IsNotExist(err) && s.unreadable == "" {
+			// The person cannot run git there as it is, but a command
+			// running as them could change the folder's mode: say so.
+			s.unreadable = dir
+		}
+		return nil, false
 	}
 	defer f.Close()
 	var out []fs.DirEntry

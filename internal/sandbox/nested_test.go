@@ -112,6 +112,21 @@ func TestNestedSkipsCaches(t *testing.T) {
 	}
 }
 
+// TestFindNestedSaysUnreadable: a folder the search cannot list (a
+// command running as the person could open it up again) is said.
+func TestFindNestedSaysUnreadable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads every folder")
+	}
+	_, ws := nestedTree(t)
+	locked := filepath.Join(ws, "third_party")
+	must(t, os.Chmod(locked, 0))
+	t.Cleanup(func() { os.Chmod(locked, 0o755) })
+	if got := findNested([]string{ws}); !strings.Contains(got.Cut, "could not list "+locked) {
+		t.Errorf("cut = %q", got.Cut)
+	}
+}
+
 // TestFindNestedBudget: when a limit is reached the search says so, and
 // what it says names the limit; a depth limit leaves the rest searched.
 func TestFindNestedBudget(t *testing.T) {
