@@ -139,8 +139,14 @@ func newPump(r *os.File, dst io.Writer) *pump {
 	return &pump{r: r, dst: dst, eof: make(chan struct{})}
 }
 
+// pumpBufs are the pumps' read buffers: one per command in flight,
+// reused, so a command does not allocate (and zero) 32 KiB.
+var pumpBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
 func (p *pump) run() {
-	buf := make([]byte, 32<<10)
+	bp := pumpBufs.Get().(*[]byte)
+	defer pumpBufs.Put(bp)
+	buf := *bp
 	for {
 		n, err := p.r.Read(buf)
 		if n > 0 {
