@@ -2,12 +2,14 @@ package sandbox
 
 import (
 	"bufio"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/olly-agent/olly/internal/confined"
 )
@@ -67,6 +69,11 @@ func (s Spec) readOnly(existing bool) []string {
 	if nested == nil {
 		nested = findNested(s.searchPlaces(places))
 	}
+	for _, u := range nested.Unread {
+		if slices.ContainsFunc(places, func(w string) bool { return under(filepath.Clean(u), w) }) {
+			ro.add(u)
+		}
+	}
 	for _, g := range nested.Git {
 		g = filepath.Clean(g)
 		i := slices.IndexFunc(places, func(w string) bool { return g != w && under(g, w) })
@@ -91,10 +98,16 @@ func (r *roList) add(p string) {
 	p = filepath.Clean(p)
 	if r.existing {
 		real, err := filepath.EvalSymlinks(p)
-		if err != nil {
+		switch {
+		case err == nil:
+			p = real
+		case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
 			return
 		}
-		p = real
+		// Otherwise (permission denied: a command may have made a folder
+		// on the way unsearchable, Landlock has no right covering chmod)
+		// the path is kept as given: the mount or rule attached to it then
+		// fails, or covers it, rather than the path going unprotected.
 	}
 	if !slices.Contains(r.out, p) {
 		r.out = append(r.out, p)

@@ -305,7 +305,7 @@ func TestGitAsNonRoot(t *testing.T) {
 	tmp := filepath.Join(dir, "tmp")
 	must(t, os.Mkdir(tmp, 0o700))
 	must(t, os.Chmod(tmp, 0o777|os.ModeSticky))
-	cmd := exec.Command(bin, "-test.run", "^(TestGitStaysReadOnly|TestGitEverydayCommands|TestMountModeDropsSysAdmin|TestFindNestedSaysUnreadable)$/^mount", "-test.v", "-test.count=1")
+	cmd := exec.Command(bin, "-test.run", "^(TestGitStaysReadOnly|TestGitEverydayCommands|TestMountModeDropsSysAdmin|TestFindNestedSaysUnreadable|TestUnreadableFolderKeptReadOnly)$/^mount", "-test.v", "-test.count=1")
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + tmp, "TMPDIR=" + tmp, "OLLY_TEST_NONROOT=1"}
 	cmd.Dir = tmp
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}

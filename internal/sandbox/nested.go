@@ -1,12 +1,14 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -20,6 +22,13 @@ type Nested struct {
 	// links) and the git folders found bare (a folder holding HEAD,
 	// objects/ and refs/), as found (not resolved).
 	Git []string `json:"git,omitempty"`
+	// Unread are the folders the search could not list (permission
+	// denied), also kept read-only: a sandboxed command can chmod a
+	// folder (Landlock has no right covering chmod) to hide a repository
+	// from the next search, and a read-only folder's mode cannot be
+	// changed back (mounts) nor anything below it written (either
+	// mechanism). Cut says so too.
+	Unread []string `json:"unread,omitempty"`
 	// Cut says why the search stopped before it had looked everywhere
 	// ("" when it did): repositories where it did not look are not
 	// protected.
@@ -90,22 +99,29 @@ var nestBudget = nestLimits{depth: 32, dirs: 20000, entries: 400000, repos: 256,
 func findNested(places []string) *Nested {
 	out := &Nested{}
 	deadline := time.Now().Add(nestBudget.time)
-	var cuts []string
+	var cuts, unread []string
 	for _, p := range places {
 		s := nestSearch{root: p, lim: nestBudget, deadline: deadline}
 		s.run()
 		out.Git = append(out.Git, s.found...)
+		out.Unread = append(out.Unread, s.unreadDirs...)
 		if s.cut != "" {
 			cuts = append(cuts, fmt.Sprintf("in %s it stopped at %s", p, s.cut))
 		}
-		if s.unreadable != "" {
-			cuts = append(cuts, fmt.Sprintf("it could not list %s", s.unreadable))
+		if u := s.unreadText(); u != "" {
+			unread = append(unread, fmt.Sprintf("in %s %s", p, u))
 		}
 	}
+	var notes []string
 	if len(cuts) > 0 {
-		out.Cut = "the search for nested git repositories was cut short (" + strings.Join(cuts, "; ") +
-			"): repositories where it did not look are not protected from sandboxed commands"
+		notes = append(notes, "the search for nested git repositories was cut short ("+strings.Join(cuts, "; ")+
+			"): repositories where it did not look are not protected from sandboxed commands")
 	}
+	if len(unread) > 0 {
+		notes = append(notes, "the search for nested git repositories could not read some folders ("+strings.Join(unread, "; ")+
+			"): what they hold is not searched, so they are kept read-only for sandboxed commands (once they are readable, the next shell that starts searches them)")
+	}
+	out.Cut = strings.Join(notes, "; ")
 	return out
 }
 
@@ -114,15 +130,19 @@ func findNested(places []string) *Nested {
 // Links are not followed (the place a link names is searched as itself
 // if it is writable).
 type nestSearch struct {
-	root       string
-	lim        nestLimits
-	deadline   time.Time
-	found      []string
-	cut        string // why the search is incomplete
-	stopped    bool   // the budget ran out
-	unreadable string // the first folder that could not be listed
-	dirs       int
-	entries    int
+	root     string
+	lim      nestLimits
+	deadline time.Time
+	found    []string
+	cut      string // why the search is incomplete
+	stopped  bool   // the budget ran out
+	dirs     int
+	entries  int
+	// unread counts the folders that could not be listed; unreadNote
+	// says which was first, and why.
+	unread     int
+	unreadNote string
+	unreadDirs []string // at most lim.repos
 }
 
 type nestDir struct {
@@ -182,11 +202,7 @@ func (s *nestSearch) list(d nestDir) []nestDir {
 func (s *nestSearch) read(dir string) ([]fs.DirEntry, bool) {
 	f, err := openDir(dir)
 	if err != nil {
-		if !os.IsNotExist(err) && s.unreadable == "" {
-			// The person cannot run git there as it is, but a command
-			// running as them could change the folder's mode: say so.
-			s.unreadable = dir
-		}
+		s.unreadable(dir, err)
 		return nil, false
 	}
 	defer f.Close()
@@ -202,6 +218,41 @@ func (s *nestSearch) read(dir string) ([]fs.DirEntry, bool) {
 			return out, true
 		}
 	}
+}
+
+// unreadable records a folder the search could not list, unless it is
+// gone (removed, or swapped for a file, since its parent was listed):
+// what lies below it is not searched, and a sandboxed command can make a
+// folder unreadable (chmod 000 third_party: Landlock has no right covering
+// chmod) to hide a repository from the next plan, so this is a cut, said
+// like the others.
+func (s *nestSearch) unreadable(dir string, err error) {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return
+	}
+	s.unread++
+	if len(s.unreadDirs) < s.lim.repos {
+		s.unreadDirs = append(s.unreadDirs, dir)
+	}
+	if s.unread == 1 {
+		why := err
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			why = pe.Err
+		}
+		s.unreadNote = fmt.Sprintf("it could not list %s (%v)", dir, why)
+	}
+}
+
+// unreadText says which folders could not be listed ("" when none).
+func (s *nestSearch) unreadText() string {
+	switch {
+	case s.unread == 0:
+		return ""
+	case s.unread == 1:
+		return s.unreadNote
+	}
+	return fmt.Sprintf("%s; nor %d other folders", s.unreadNote, s.unread-1)
 }
 
 // packages looks for repositories cloned into node_modules: only each
