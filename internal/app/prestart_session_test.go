@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/olly-agent/olly/internal/agent"
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/config"
 	"github.com/olly-agent/olly/internal/event"
@@ -50,6 +51,10 @@ func TestPrestartShellWhenTheSessionIsKnown(t *testing.T) {
 			}
 			if pid != 0 && processAlive(pid) {
 				t.Errorf("bash %d still runs after Close", pid)
+			}
+			// No turn ran: the scratch directory made for it is gone.
+			if _, err := os.Stat(agent.ScratchPath(a.scratchDir(), "s1")); err == nil {
+				t.Error("the session's scratch directory is left after Close")
 			}
 		})
 	}

@@ -115,6 +115,9 @@ func (a *App) PrestartShell(sess *store.Session) {
 	// openScratch): so does the sandbox the bash starts in, or the first
 	// command would need another bash.
 	if dir := agent.ScratchPath(a.scratchDir(), sess.ID); os.MkdirAll(dir, 0o700) == nil {
+		a.spaces.mu.Lock()
+		a.spaces.scratch = append(a.spaces.scratch, dir)
+		a.spaces.mu.Unlock()
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
 			_ = ws.Allow(real)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 
@@ -33,6 +34,10 @@ type space struct {
 type spaces struct {
 	mu   sync.Mutex
 	byWS map[string]*space
+	// scratch are the sessions' scratch directories PrestartShell made
+	// (a turn removes its own; one that never ran leaves it): Close
+	// removes those still empty.
+	scratch []string
 }
 
 // spaceFor returns the services of ws, starting them on first use.
@@ -82,6 +87,9 @@ func (a *App) closeSpaces() error {
 	var errs []error
 	for _, sp := range a.spaces.byWS {
 		errs = append(errs, sp.shells.CloseAll(), sp.lsp.Close(), sp.mcp.Close())
+	}
+	for _, dir := range a.spaces.scratch {
+		_ = os.Remove(dir) // only if empty: a turn's files are the turn's to remove
 	}
 	return errors.Join(errs...)
 }
