@@ -116,11 +116,15 @@ func realOrSelf(p string) string {
 }
 
 // sbReadOnlyFilters returns the deny filters of spec's read-only paths:
-// for each writable place, .git at any depth below it (sbAnyGit), then
+// for each writable place but the caches, .git at any depth below it
+// (sbAnyGit), then
 // the read-only paths those do not cover (Spec.ReadOnly, a submodule's
 // .git outside the places).
 func sbReadOnlyFilters(spec Spec) []string {
-	places := withReal(spec.writable())
+	// The build caches keep their top-level .git only (below, from
+	// readOnly), as on Linux where they are not searched: tools clone
+	// into them (cargo's git checkouts, pre-commit's ~/.cache).
+	places := withReal(spec.searchPlaces(withReal(spec.writable())))
 	var out []string
 	for _, w := range places {
 		out = append(out, sbAnyGit(w))

@@ -21,6 +21,8 @@ func TestSeatbeltProfilesGolden(t *testing.T) {
 		"workspace-write": {Policy: WorkspaceWrite, Writable: []string{"/nonexistent/proj", "/nonexistent/home/.cache"},
 			Own: []string{"/nonexistent/state/s1", "/nonexistent/tmp/s1"}, DenyRead: deny},
 		"workspace-write-network": {Policy: WorkspaceWrite, Writable: []string{"/nonexistent/proj"}, Network: true},
+		"workspace-write-caches": {Policy: WorkspaceWrite, Writable: []string{"/nonexistent/proj", "/nonexistent/home/.cache"},
+			Caches: []string{"/nonexistent/home/.cache"}},
 		"workspace-write-readonly": {Policy: WorkspaceWrite, Writable: []string{"/nonexistent/proj"},
 			ReadOnly: []string{"/nonexistent/proj/vendor/lib/.git", "/nonexistent/proj/.git"}},
 		"workspace-write-regex-root": {Policy: WorkspaceWrite, Writable: []string{`/nonexistent/my.proj (1)/we"ird\[x]+`},
@@ -81,22 +83,7 @@ func TestSeatbeltGitIsCaseInsensitive(t *testing.T) {
 // writable.
 func TestSeatbeltGitAtAnyDepth(t *testing.T) {
 	root := "/nonexistent/a.b[c]+(d)"
-	profile := SeatbeltProfile(Spec{Policy: WorkspaceWrite, Writable: []string{root, "/nonexistent/cache"}})
-	_, deny, ok := strings.Cut(profile, "(deny file-write*")
-	if !ok {
-		t.Fatalf("no deny rule in\n%s", profile)
-	}
-	var res []*regexp.Regexp
-	unquote := strings.NewReplacer(`\\`, `\`, `\"`, `"`)
-	for _, m := range regexp.MustCompile(`\(regex "((?:[^"\\]|\\.)*)"\)`).FindAllStringSubmatch(deny, -1) {
-		res = append(res, regexp.MustCompile(unquote.Replace(m[1])))
-	}
-	if len(res) != 2 {
-		t.Fatalf("want one regex per writable place, got %d in\n%s", len(res), deny)
-	}
-	denied := func(p string) bool {
-		return slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(p) })
-	}
+	denied := sbDenied(t, Spec{Policy: WorkspaceWrite, Writable: []string{root, "/nonexistent/cache"}})
 	for path, want := range map[string]bool{
 		root + "/.git": true, root + "/.git/config": true,
 		root + "/third_party/lib/.git": true, root + "/third_party/lib/.git/hooks/pre-commit": true,
@@ -109,5 +96,37 @@ func TestSeatbeltGitAtAnyDepth(t *testing.T) {
 		if got := denied(path); got != want {
 			t.Errorf("%s denied: %v, want %v", path, got, want)
 		}
+	}
+	// A build cache (Spec.Caches) keeps only its own .git: tools clone
+	// into caches (cargo's git checkouts, pre-commit's ~/.cache).
+	denied = sbDenied(t, Spec{Policy: WorkspaceWrite, Writable: []string{root, "/nonexistent/cache"}, Caches: []string{"/nonexistent/cache"}})
+	for path, want := range map[string]bool{
+		"/nonexistent/cache/.git/config": true, "/nonexistent/cache/x/.git/config": false, root + "/x/.git/config": true,
+	} {
+		if got := denied(path); got != want {
+			t.Errorf("with a cache: %s denied: %v, want %v", path, got, want)
+		}
+	}
+}
+
+// sbDenied returns whether the regex deny rules of spec's profile match
+// a path, checked with Go's engine.
+func sbDenied(t *testing.T, spec Spec) func(string) bool {
+	t.Helper()
+	profile := SeatbeltProfile(spec)
+	_, deny, ok := strings.Cut(profile, "(deny file-write*")
+	if !ok {
+		t.Fatalf("no deny rule in\n%s", profile)
+	}
+	var res []*regexp.Regexp
+	unquote := strings.NewReplacer(`\\`, `\`, `\"`, `"`)
+	for _, m := range regexp.MustCompile(`\(regex "((?:[^"\\]|\\.)*)"\)`).FindAllStringSubmatch(deny, -1) {
+		res = append(res, regexp.MustCompile(unquote.Replace(m[1])))
+	}
+	if len(res) != len(spec.Writable) {
+		t.Fatalf("want one regex per writable place, got %d in\n%s", len(res), deny)
+	}
+	return func(p string) bool {
+		return slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(p) })
 	}
 }
