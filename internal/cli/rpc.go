@@ -161,6 +161,7 @@ func protocolOptions(a *app.App, catalog *models.Catalog, emb *store.Embedder, l
 		ExportDir: filepath.Join(cfg.Paths().DataDir, "exports"),
 		Trust:     app.ProtocolTrust{App: a},
 		Files:     a.Files, // one cache for every connection of olly serve
+		Opened:    a.PrestartShell,
 	}
 }
 

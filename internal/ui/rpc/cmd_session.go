@@ -57,6 +57,7 @@ func runNewSession(ctx context.Context, s *Server, _ *call, req rpcproto.NewSess
 	if err := s.followSession(sess.ID, 0); err != nil {
 		return rpcproto.SwitchResult{}, err
 	}
+	s.opened(sess)
 	return rpcproto.SwitchResult{SessionID: sess.ID, Workspace: sess.Workspace}, nil
 }
 
@@ -86,7 +87,15 @@ func runSwitchSession(ctx context.Context, s *Server, _ *call, req rpcproto.Swit
 	if err := s.followSession(sess.ID, last); err != nil {
 		return rpcproto.SwitchResult{}, err
 	}
+	s.opened(sess)
 	return rpcproto.SwitchResult{SessionID: sess.ID, Workspace: sess.Workspace, Title: sess.Title, LastSeq: last}, nil
+}
+
+// opened tells Options.Opened about the session the server now follows.
+func (s *Server) opened(sess *store.Session) {
+	if s.opts.Opened != nil {
+		s.opts.Opened(sess)
+	}
 }
 
 func runBranch(ctx context.Context, s *Server, _ *call, req rpcproto.BranchRequest) (rpcproto.BranchResult, error) {

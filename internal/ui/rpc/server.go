@@ -82,6 +82,10 @@ type Options struct {
 	// SetAutoApprove changes a session's auto-approve toggles and applies
 	// them to running turns (set_auto_approve).
 	SetAutoApprove func(ctx context.Context, sessionID string, commands, sensitiveEdits *bool) (*store.Session, error)
+	// Opened, when set, is told each session new_session creates and
+	// switch_session switches to (olly starts its shell ahead:
+	// app.PrestartShell).
+	Opened func(*store.Session)
 	// ExportHTML renders a session as a page (export_html); ExportDir is
 	// where pages go when the client names no path.
 	ExportHTML func(w io.Writer, sess *store.Session, events []event.Event) error

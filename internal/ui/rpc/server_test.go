@@ -3,12 +3,14 @@ package rpc
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/rpcproto"
 )
 
@@ -247,7 +249,11 @@ func TestQueueWhileBusy(t *testing.T) {
 
 func TestSessionCommands(t *testing.T) {
 	b := newBackend(t, quickRunner{})
-	c := serve(t, b, nil)
+	var mu sync.Mutex
+	var opened []string // what Options.Opened was told (the app starts those sessions' shells)
+	c := serve(t, b, func(o *Options) {
+		o.Opened = func(s *store.Session) { mu.Lock(); opened = append(opened, s.ID); mu.Unlock() }
+	})
 	c.call(`"p"`, `{"id":"p","type":"prompt","message":"first prompt"}`)
 	c.next("turn_finished", func(f frame) bool { return f.Type == string(event.TypeTurnFinished) })
 
@@ -292,6 +298,11 @@ func TestSessionCommands(t *testing.T) {
 	if !back.Success || !strings.Contains(string(back.Data), b.sess.ID) {
 		t.Errorf("switch_session: %s", back.raw)
 	}
+	mu.Lock()
+	if want := []string{sw.SessionID, b.sess.ID}; !slices.Equal(opened, want) {
+		t.Errorf("Opened was told %v, want %v (new_session, then switch_session)", opened, want)
+	}
+	mu.Unlock()
 	list := c.call(`"ls"`, `{"id":"ls","type":"list_sessions"}`)
 	var sessions rpcproto.SessionsResult
 	if err := json.Unmarshal(list.Data, &sessions); err != nil || len(sessions.Sessions) != 2 {
