@@ -12,8 +12,10 @@ import (
 // Refusal is an access the sandbox probably refused.
 type Refusal struct {
 	// Access is "write", "read", "network", "git" (writing a
-	// repository's .git, which stays read-only) or "git-folder" (an entry
-	// of the folder holding a .git, where per-entry rules protect it).
+	// repository's .git, which stays read-only), "git-folder" (an entry
+	// of the folder holding a .git, where per-entry rules protect it) or
+	// "git-pinned" (renaming or removing a folder on the way to a .git,
+	// which mounts keep in place).
 	Access string
 	// Path is the file refused; "" for network.
 	Path string
@@ -27,6 +29,8 @@ func (r Refusal) String() string {
 		return "reading " + r.Path + " (a protected path)"
 	case "git-folder":
 		return "creating, renaming or removing " + r.Path + " (this machine keeps .git read-only with per-entry rules, so the folder that holds a .git, and each folder on the way to a nested repository's, cannot change its own entries; files in their subfolders can be changed)"
+	case "git-pinned":
+		return "renaming or removing " + r.Path + " (a folder on the way to a repository's .git: it stays where it is in the sandbox, so that no other .git can be put in the place where git will look; what is inside it can be changed)"
 	case "git":
 		return "changing " + r.Path + " (a repository's .git is read-only in the sandbox, because git runs its hooks and configuration later outside it; git commands that write it, such as add, commit, checkout or fetch, need the person's approval to run outside the sandbox)"
 	}
@@ -164,6 +168,11 @@ func (e *explainer) gitPath(p string) bool {
 		e.add(Refusal{Access: "git", Path: p})
 	case e.mode == GitSplit && slices.ContainsFunc(e.existing, beside) && (!exists(p) || moveLine.MatchString(e.line)):
 		e.add(Refusal{Access: "git-folder", Path: p})
+	case e.mode == GitMount && busyLine.MatchString(e.line) && e.spec.mayWrite(p) &&
+		slices.ContainsFunc(e.existing, func(r string) bool { return r != p && (under(r, p) || under(r, realOrSelf(p))) }):
+		// A folder on the way to a protected path is a mount point
+		// (pinFolders): renaming or removing it fails with EBUSY.
+		e.add(Refusal{Access: "git-pinned", Path: p})
 	default:
 		return false
 	}
@@ -189,6 +198,9 @@ func (e *explainer) anyGit(p string) bool {
 
 // roLine matches what a write to a read-only mount reports.
 var roLine = regexp.MustCompile(`(?i)read-only file system|resource busy|EROFS|EBUSY`)
+
+// busyLine matches what renaming or removing a mount point reports.
+var busyLine = regexp.MustCompile(`(?i)resource busy|EBUSY`)
 
 // moveLine matches a message about renaming or removing an entry (mv, rm,
 // rename(2), unlink(2), an editor's save by rename).

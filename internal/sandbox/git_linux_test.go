@@ -118,6 +118,12 @@ var gitAttacks = map[string]string{
 	"plant a hook in a package's clone":         "cp ../outside/evil node_modules/pkg/.git/hooks/pre-commit",
 	"plant .git in a submodule not checked out": "mkdir lazy/.git",
 	"plant .git where .gitmodules points":       "echo 'gitdir: /tmp/evil' > pending/.git",
+	// Folders above a protected .git: renamed away, a new .git is put
+	// where the person's git looks.
+	"move a nested clone's folder away":     "mv third_party/lib x && mkdir -p third_party/lib/.git",
+	"move the folder above a nested clone":  "mv third_party y && mkdir -p third_party/lib/.git",
+	"move a submodule's folder away":        "mv sub sub2 && mkdir sub && echo 'gitdir: /tmp/evil' > sub/.git",
+	"move a nested submodule's folder away": "mv sub/inner sub/inner2 && mkdir sub/inner && echo 'gitdir: /tmp/evil' > sub/inner/.git",
 }
 
 const nestedAttack = "undo the mount in a nested namespace"

@@ -90,7 +90,7 @@ func confineAndExec(spec Spec, argv []string) error {
 		// The mount namespace and the dropped capability belong to this
 		// thread: the command is executed from it.
 		runtime.LockOSThread()
-		if err := protectByMount(spec.readOnly(true)); err != nil {
+		if err := protectByMount(realPaths(spec.writable()), spec.readOnly(true)); err != nil {
 			return fmt.Errorf("make .git read-only: %w", err)
 		}
 	}

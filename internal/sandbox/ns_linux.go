@@ -4,11 +4,13 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -85,22 +87,71 @@ func (b *Sandbox) startInNamespace(cmd *exec.Cmd, spec Spec, grants []Grant) (<-
 	return startOnThread(cmd, nil)
 }
 
-// protectByMount makes paths read-only for the calling thread and what it
-// executes: a mount namespace of its own (whose mounts receive no change
-// from, and send none to, the one it was copied from), each path
+// protectByMount makes paths, inside the writable places, read-only for
+// the calling thread and what it executes: a mount namespace of its own
+// (whose mounts receive no change from, and send none to, the one it was
+// copied from), each folder on the way from a place down to a path
+// bind-mounted over itself read-write (pinFolders), each path
 // bind-mounted read-only over itself, then CAP_SYS_ADMIN dropped. The
 // caller has locked the thread and executes the command from it.
-func protectByMount(paths []string) error {
+func protectByMount(places, paths []string) error {
 	if err := unix.Unshare(unix.CLONE_NEWNS | unix.CLONE_FS); err != nil {
 		return fmt.Errorf("create a mount namespace (olly starts the helper in a user namespace of its own): %w", err)
 	}
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_SLAVE, ""); err != nil {
 		return fmt.Errorf("detach the mount namespace: %w", err)
 	}
+	if err := mountPinned(pinFolders(places, paths)); err != nil {
+		return err
+	}
 	if err := mountReadOnly(paths); err != nil {
 		return err
 	}
 	return dropMountRights()
+}
+
+// pinFolders returns the folders between each read-only path and the
+// outermost writable place holding it (the place excluded, the path's
+// own folder included), shallowest first, each once. A read-only mount
+// keeps its own path from being renamed or removed, not the folders
+// above it: "mv third_party/lib x && mkdir -p third_party/lib/.git"
+// would put a new .git where the person's git looks. A mount point
+// cannot be renamed or removed (EBUSY), so these are bind-mounted over
+// themselves, read-write: what is inside them can still change.
+func pinFolders(places, paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		top := ""
+		for _, w := range places {
+			w = filepath.Clean(w)
+			if p != w && under(p, w) && (top == "" || len(w) < len(top)) {
+				top = w
+			}
+		}
+		if top == "" {
+			continue
+		}
+		for d := filepath.Dir(p); d != top && under(d, top); d = filepath.Dir(d) {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		return cmp.Or(cmp.Compare(strings.Count(a, "/"), strings.Count(b, "/")), strings.Compare(a, b))
+	})
+	return out
+}
+
+// mountPinned bind-mounts each folder over itself (read-write, with the
+// mounts below it): a mount point cannot be renamed or removed.
+func mountPinned(dirs []string) error {
+	for _, d := range dirs {
+		if err := unix.Mount(d, d, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind-mount %s (a folder on the way to a protected .git): %w", d, err)
+		}
+	}
+	return nil
 }
 
 // mountReadOnly bind-mounts each path read-only over itself.
