@@ -80,8 +80,6 @@ func explain(spec Spec, mode, cwd, home, output string) []Refusal {
 		spec.Nested = &Nested{} // Seatbelt's rule covers .git at any depth (gitPath): no search
 	}
 	e := explainer{spec: spec, mode: mode, cwd: cwd, home: home, deny: realPaths(spec.DenyRead), seen: map[Refusal]bool{}}
-	e.existing = spec.readOnly(true)
-	e.ro = append(spec.readOnly(false), e.existing...)
 	for line := range strings.Lines(output) {
 		if !deniedLine.MatchString(line) {
 			continue
@@ -108,6 +106,7 @@ type explainer struct {
 	cwd, home string
 	deny, ro  []string
 	existing  []string // the read-only paths that exist
+	loaded    bool     // ro and existing are worked out (load)
 	out       []Refusal
 	seen      map[Refusal]bool
 }
@@ -151,6 +150,7 @@ func (e *explainer) gitName(name string) bool {
 // only when the line says it was moved or removed, and with mounts a
 // write into .git fails with EROFS (or EBUSY renaming it), never EACCES.
 func (e *explainer) gitPath(p string) bool {
+	e.load()
 	in := func(r string) bool { return under(p, r) || under(realOrSelf(p), r) }
 	// The folder holding a protected path, and with per-entry rules each
 	// folder on the way down to it from its writable place, cannot get,
@@ -177,6 +177,17 @@ func (e *explainer) gitPath(p string) bool {
 		return false
 	}
 	return true
+}
+
+// load works out the read-only paths, once, when a denied line first
+// needs them: most failed commands (a grep with no match, a failing test)
+// have none, and the work re-reads every repository's index.
+func (e *explainer) load() {
+	if !e.loaded {
+		e.loaded = true
+		e.existing = e.spec.readOnly(true)
+		e.ro = append(e.spec.readOnly(false), e.existing...)
+	}
 }
 
 // anyGit reports whether p lies in a .git (any letter case) below a

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/olly-agent/olly/internal/confined"
@@ -47,6 +48,9 @@ const (
 func (s Spec) readOnly(existing bool) []string {
 	if s.Policy != WorkspaceWrite {
 		return nil
+	}
+	if existing {
+		readOnlyWalks.Add(1)
 	}
 	ro := &roList{existing: existing}
 	for _, p := range s.ReadOnly {
@@ -87,6 +91,11 @@ func (s Spec) readOnly(existing bool) []string {
 	}
 	return ro.out
 }
+
+// readOnlyWalks counts the readOnly(true) calls, which re-read every
+// repository's submodules and index: the tests check that a plan and an
+// explanation make at most one.
+var readOnlyWalks atomic.Int64
 
 // roList collects read-only paths, each once.
 type roList struct {

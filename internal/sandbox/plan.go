@@ -45,10 +45,17 @@ const maxGrants = 4096
 // split out the same way and granted Read: the folder holding one is then
 // not writable itself.
 func Plan(spec Spec) []Grant {
-	p := planner{deny: realPaths(spec.DenyRead)}
+	var ro []string
 	if !spec.Mount {
-		p.ro = spec.readOnly(true)
+		ro = spec.readOnly(true)
 	}
+	return planWith(spec, ro)
+}
+
+// planWith is Plan with the read-only paths to split out already worked
+// out (spec.readOnly(true), or none with spec.Mount).
+func planWith(spec Spec, ro []string) []Grant {
+	p := planner{deny: realPaths(spec.DenyRead), ro: ro}
 	p.expand("/", Read, "")
 	for _, w := range spec.writable() {
 		p.expand(w, Write, "")

@@ -70,18 +70,23 @@ func (b *Sandbox) PlanStart(spec Spec) *StartPlan {
 	// Start decides the mode itself: a Mount the caller set (from
 	// Sandbox.Plan's view) must not leave .git unsplit without mounts.
 	spec.Mount = false
-	if b.status.Mechanism == "landlock" {
-		// A .git to keep read-only needs the helper in namespaces of its
-		// own where they work; otherwise the allow list splits the
-		// folder that holds it (Plan).
-		switch {
-		case len(spec.readOnly(true)) > 0 && b.Status().Git == GitMount:
-			p.how, p.spec.Mount = startMount, true
-		case b.inProcess:
-			p.how = startThread
-		}
+	if b.status.Mechanism != "landlock" {
+		p.grants = Plan(p.spec)
+		return p
 	}
-	p.grants = Plan(p.spec)
+	// A .git to keep read-only needs the helper in namespaces of its own
+	// where they work; otherwise the allow list splits the folder that
+	// holds it (Plan). The read-only paths are worked out once here (the
+	// helper works them out again itself, when it mounts).
+	ro := spec.readOnly(true)
+	switch {
+	case len(ro) > 0 && b.Status().Git == GitMount:
+		p.how, p.spec.Mount = startMount, true
+		ro = nil // mounted, not split
+	case b.inProcess:
+		p.how = startThread
+	}
+	p.grants = planWith(p.spec, ro)
 	return p
 }
 
