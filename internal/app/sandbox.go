@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/olly-agent/olly/internal/agent"
 	"github.com/olly-agent/olly/internal/approval"
@@ -17,7 +18,8 @@ import (
 )
 
 // sandboxSpec is the template of every command's sandbox: the build caches
-// (sandbox.writable and the ones the environment names), the session
+// and other writable folders (sandbox.writable and the caches the
+// environment names), the session
 // scratch folders, and the protected paths (olly's own folders, keys and
 // credentials, sandbox.denyRead). Each shell adds its workspace roots, its
 // state and its TMPDIR.
@@ -30,9 +32,13 @@ func (a *App) sandboxSpec() sandbox.Spec {
 	scratch := a.scratchDir()
 	// The scratch folder must exist for the kernel rule to attach to it.
 	_ = os.MkdirAll(scratch, 0o700)
-	// The writable places here are build caches (sandbox.writable): not
-	// searched for nested repositories, which the workspace roots are.
-	return sandbox.Spec{Writable: writable, Caches: writable, Own: []string{scratch}, DenyRead: deny, Network: a.Config.Sandbox.Network}
+	// Only the build caches (sandbox.writable's defaults, the ones the
+	// environment names) are not searched for nested repositories; a
+	// folder a person adds to sandbox.writable (~/work) is searched like
+	// the workspace roots.
+	known := append(sandbox.ExpandHome(config.DefaultStrings("sandbox.writable"), home), sandbox.EnvCaches(os.Getenv)...)
+	caches := slices.DeleteFunc(slices.Clone(writable), func(w string) bool { return !slices.Contains(known, w) })
+	return sandbox.Spec{Writable: writable, Caches: caches, Own: []string{scratch}, DenyRead: deny, Network: a.Config.Sandbox.Network}
 }
 
 // shellOptions are the sandbox and environment parts of a workspace's

@@ -291,3 +291,14 @@ func (c *Config) String() string {
 	}
 	return b.String()
 }
+
+// DefaultStrings returns the default of a string-list key (sandbox.writable's
+// build caches), or nil for an unknown key or one of another type.
+func DefaultStrings(key string) []string {
+	e := keys().byKey[key]
+	if e == nil {
+		return nil
+	}
+	v, _ := e.def.([]string)
+	return slices.Clone(v)
+}
