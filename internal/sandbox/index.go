@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/olly-agent/olly/internal/confined"
 )
@@ -27,12 +29,64 @@ const (
 
 // indexGitlinks returns the gitlink paths of the index of the git folder
 // folder (relative, local ones only), at most maxGitlinks, and whether
-// the index was read whole (false: missing, too big or malformed).
+// the index was read whole (false: missing, too big or malformed). With
+// a split index (core.splitIndex) most entries are in a shared index
+// (sharedindex.<hash>, which the index's link extension names): the
+// gitlinks of the newest maxSharedIndexes shared indexes are added, so
+// an older one's may be too (protecting more, never less).
 func indexGitlinks(folder string) ([]string, bool) {
 	if folder == "" {
 		return nil, false
 	}
-	f, err := confined.OpenRegular(filepath.Join(folder, "index"))
+	hash := hashSize(folder)
+	links, read := indexFileGitlinks(filepath.Join(folder, "index"), hash)
+	for _, shared := range sharedIndexes(folder) {
+		more, _ := indexFileGitlinks(shared, hash)
+		for _, l := range more {
+			if len(links) < maxGitlinks && !slices.Contains(links, l) {
+				links = append(links, l)
+			}
+		}
+	}
+	return links, read
+}
+
+// maxSharedIndexes bounds the shared indexes read (git keeps old ones
+// for two weeks by default).
+const maxSharedIndexes = 4
+
+// sharedIndexes returns the paths of the git folder's sharedindex.*
+// files, newest first, at most maxSharedIndexes.
+func sharedIndexes(folder string) []string {
+	entries, err := readDir(folder)
+	if err != nil {
+		return nil
+	}
+	type shared struct {
+		path string
+		mod  time.Time
+	}
+	var all []shared
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "sharedindex.") || !e.Type().IsRegular() {
+			continue
+		}
+		if fi, err := e.Info(); err == nil {
+			all = append(all, shared{filepath.Join(folder, e.Name()), fi.ModTime()})
+		}
+	}
+	slices.SortFunc(all, func(a, b shared) int { return b.mod.Compare(a.mod) })
+	var out []string
+	for i := 0; i < len(all) && i < maxSharedIndexes; i++ {
+		out = append(out, all[i].path)
+	}
+	return out
+}
+
+// indexFileGitlinks reads the gitlinks of one index file (see
+// indexGitlinks).
+func indexFileGitlinks(file string, hash int) ([]string, bool) {
+	f, err := confined.OpenRegular(file)
 	if err != nil {
 		return nil, false
 	}
@@ -40,7 +94,7 @@ func indexGitlinks(folder string) ([]string, bool) {
 	if fi, err := f.Stat(); err != nil || fi.Size() > maxIndex {
 		return nil, false
 	}
-	links, err := parseGitlinks(io.LimitReader(f, maxIndex), hashSize(folder))
+	links, err := parseGitlinks(io.LimitReader(f, maxIndex), hash)
 	return links, err == nil
 }
 

@@ -62,6 +62,23 @@ func TestIndexGitlinks(t *testing.T) {
 	}
 }
 
+// TestSplitIndexGitlinks: with core.splitIndex the gitlinks live in the
+// shared index (sharedindex.<hash>), the index holding only the entries
+// changed since; they are found there.
+func TestSplitIndexGitlinks(t *testing.T) {
+	ws := gitIndexRepo(t, "2", "sha1")
+	cmd := exec.Command("sh", "-c", "set -e; git update-index --split-index; touch b.txt; git add b.txt; ls .git/sharedindex.*")
+	cmd.Dir, cmd.Env = ws, append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("git cannot split this index (%v): %s", err, out)
+	}
+	got, _ := indexGitlinks(filepath.Join(ws, ".git"))
+	slices.Sort(got)
+	if diff := cmp.Diff([]string{"deep/er/mod with space", "lazy", "lib/sub"}, got); diff != "" {
+		t.Errorf("gitlinks of a split index (-want +got):\n%s", diff)
+	}
+}
+
 // TestIndexGitlinksAreProtected: a submodule .gitmodules does not name
 // (a command emptied it) and git never cloned is known from the index:
 // its empty folder is kept read-only; a gitlink whose folder is missing

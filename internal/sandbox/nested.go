@@ -280,26 +280,33 @@ func (s *nestSearch) packages(dir string) {
 				return
 			}
 			scoped, ok := s.read(p)
-			if !ok {
+			if !ok && s.stopped {
 				return
 			}
 			for _, x := range scoped {
-				if x.IsDir() {
-					s.probe(filepath.Join(p, x.Name(), GitDir))
+				if x.IsDir() && !s.probe(filepath.Join(p, x.Name(), GitDir)) {
+					return
 				}
 			}
 			continue
 		}
-		s.probe(filepath.Join(p, GitDir))
+		if !s.probe(filepath.Join(p, GitDir)) {
+			return
+		}
 	}
 }
 
-// probe keeps p if it exists.
-func (s *nestSearch) probe(p string) {
+// probe keeps p if it exists; false when the budget ran out (checked
+// for each probe: a node_modules of 100k packages is as many lstat calls).
+func (s *nestSearch) probe(p string) bool {
+	if s.stop() {
+		return false
+	}
 	s.entries++
 	if _, err := os.Lstat(p); err == nil {
 		s.keep(p)
 	}
+	return !s.stopped
 }
 
 func (s *nestSearch) keep(p string) {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -235,4 +236,20 @@ func FuzzGitPointers(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestFindNestedProbeBudget: the packages of node_modules are probed
+// within the budget too, not all of them once their folder is listed.
+func TestFindNestedProbeBudget(t *testing.T) {
+	ws := t.TempDir()
+	for i := range 50 {
+		must(t, os.MkdirAll(filepath.Join(ws, "node_modules", fmt.Sprintf("p%02d", i), GitDir), 0o755))
+	}
+	saved := nestBudget
+	t.Cleanup(func() { nestBudget = saved })
+	nestBudget.entries = 60 // the top level (1), node_modules' listing (50), then 9 probes
+	got := findNested([]string{ws})
+	if !strings.Contains(got.Cut, "60 entries") || len(got.Git) >= 50 {
+		t.Errorf("the probes went past the budget: found %d, cut %q", len(got.Git), got.Cut)
+	}
 }
