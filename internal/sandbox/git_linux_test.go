@@ -29,7 +29,7 @@ type gitFixture struct {
 	files       map[string]string // protected file -> content
 }
 
-func newGitFixture(t *testing.T) gitFixture {
+func newGitFixture(t testing.TB) gitFixture {
 	t.Helper()
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	f := gitFixture{ws: filepath.Join(dir, "ws"), outside: filepath.Join(dir, "outside")}

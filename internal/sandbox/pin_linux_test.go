@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"os/exec"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -18,4 +19,27 @@ func TestPinFolders(t *testing.T) {
 	if diff := cmp.Diff(want, pinFolders(places, paths)); diff != "" {
 		t.Errorf("pinFolders (-want +got):\n%s", diff)
 	}
+}
+
+// BenchmarkMountNested is a workspace-write command's start in mount mode
+// in a workspace holding a repository with submodules, nested clones, a
+// bare repository and a package's clone (gitFixture): the read-only
+// mounts, and the folders on the way to them pinned (pinFolders).
+func BenchmarkMountNested(b *testing.B) {
+	sb := New("")
+	if st := sb.Status(); st.Git != GitMount {
+		b.Skip("no mount namespace: " + st.GitReason)
+	}
+	f := newGitFixture(b)
+	cpu0 := cpuTime()
+	for b.Loop() {
+		waitc, err := sb.Start(exec.Command("/bin/true"), f.spec())
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := <-waitc; err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/op")
 }
