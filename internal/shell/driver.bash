@@ -161,10 +161,11 @@ builtin unset __olly_ex __olly_names
 # definitions were made). olly passes a slot only when that state may be
 # trusted by this bash (never one a sandboxed bash wrote to an unsandboxed
 # one) and copied it into this bash's own folder. Its own variables are
-# set again below.
+# set again below. A state file is sourced without olly's pipes (fds 3
+# and 4), as commands run: a command may have written it.
 if [[ -n $2 ]]; then
 	builtin shopt -s expand_aliases
-	builtin source -- "$1/state$2" >/dev/null 2>&1
+	builtin source -- "$1/state$2" >/dev/null 2>&1 </dev/null 3<&- 4>&-
 	builtin shopt -u expand_aliases
 fi
 __olly_d=$1
@@ -186,7 +187,7 @@ __olly_loop='while __olly_post; __olly_next; do
 		__olly_clear
 		__olly_keep=("$__olly_d" "$__olly_last" "${__olly_forced[@]}")
 		builtin shopt -s expand_aliases
-		builtin source -- "$__olly_d/sync" >/dev/null 2>&1
+		builtin source -- "$__olly_d/sync" >/dev/null 2>&1 </dev/null 3<&- 4>&-
 		builtin shopt -u expand_aliases
 		__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
 		builtin unset __olly_keep

@@ -118,11 +118,14 @@ func (s *Shell) syncInto(p *bashProc) (string, error) {
 	return "1", nil
 }
 
-// dropIdle stops the idle bash, if any.
+// dropIdle stops the idle bash, if any, and keeps nothing from its
+// folder: checkpoint already copied its state when it went idle, and
+// since then a job its commands left may have rewritten that folder.
 func (s *Shell) dropIdle() {
 	if q := s.idle; q != nil {
 		s.idle = nil
-		s.drop(q, nil)
+		q.stop(s.m.opts.KillGrace)
+		s.keepState(q, -1)
 	}
 }
 
