@@ -2,6 +2,9 @@ package agent
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,13 +29,7 @@ func (r *run) openScratch() {
 	if base == "" || r.t.Workspace == nil || !r.mode.orchestrator || r.depth > 0 {
 		return
 	}
-	dir := ScratchPath(base, r.t.SessionID)
-	err := os.MkdirAll(dir, 0o700)
-	if err == nil {
-		// Tools report resolved paths (symlinks followed): so must the
-		// directory they are compared with (inScratch).
-		dir, err = filepath.EvalSymlinks(dir)
-	}
+	dir, err := OpenScratch(base, r.t.SessionID)
 	if err == nil {
 		err = r.t.Workspace.Allow(dir)
 	}
@@ -44,11 +41,43 @@ func (r *run) openScratch() {
 }
 
 // ScratchPath is the scratch directory of session id under base (the
-// agent's ScratchDir); app starts the session's shell ahead with it
-// allowed, as the turn will.
+// agent's ScratchDir), as named; OpenScratch returns it resolved.
 func ScratchPath(base, id string) string { return filepath.Join(base, safeName(id)) }
 
-// closeScratch deletes the scratch directory.
+// OpenScratch creates the scratch directory of session id under base if
+// it is missing and returns its real path, which the caller may allow:
+// base resolved, then the session's name. Anything else there (a
+// symbolic link, a file: something a command or another session put in
+// its place) is refused, never followed: allowing a link's target would
+// let commands write wherever it points ($HOME), and closing the turn
+// would delete it. The app starts a session's shell ahead with the same
+// directory allowed, as the turn will.
+func OpenScratch(base, id string) (string, error) {
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return "", err
+	}
+	realBase, err := filepath.EvalSymlinks(base)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(realBase, safeName(id))
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return "", err
+	}
+	// Tools report resolved paths (symlinks followed): so must the
+	// directory they are compared with (inScratch); it must be dir itself.
+	if real, rerr := filepath.EvalSymlinks(dir); !fi.IsDir() || rerr != nil || real != dir {
+		return "", fmt.Errorf("scratch directory %s is not a plain directory (replaced by a link or a file?); remove it", dir)
+	}
+	return dir, nil
+}
+
+// closeScratch deletes the scratch directory: the path itself (a link
+// put there since is removed, not followed).
 func (r *run) closeScratch() {
 	if r.scratch != "" {
 		_ = os.RemoveAll(r.scratch) // best effort: it is olly's own temporary directory

@@ -306,5 +306,5 @@ func (a *App) openWorkspace(dir string) (*workspace.Workspace, error) {
 		workspace.WithProtected(p.ConfigDir, p.DataDir, p.StateDir))
 }
 
-// scratchDir holds the sessions' scratch directories (agent.ScratchPath).
+// scratchDir holds the sessions' scratch directories (agent.OpenScratch).
 func (a *App) scratchDir() string { return filepath.Join(a.Config.Paths().StateDir, "scratch") }

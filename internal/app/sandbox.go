@@ -19,26 +19,25 @@ import (
 
 // sandboxSpec is the template of every command's sandbox: the build caches
 // and other writable folders (sandbox.writable and the caches the
-// environment names), the session
-// scratch folders, and the protected paths (olly's own folders, keys and
-// credentials, sandbox.denyRead). Each shell adds its workspace roots, its
-// state and its TMPDIR.
+// environment names) and the protected paths (olly's own folders, keys
+// and credentials, sandbox.denyRead). Each shell adds its workspace roots,
+// its state, its TMPDIR and the session's own scratch directory
+// (ManagerOptions.ScratchDir): never the folder that holds every
+// session's, where a command could put a link in place of its session's
+// directory or touch another session's.
 func (a *App) sandboxSpec() sandbox.Spec {
 	home := sandbox.Home()
 	paths := a.Config.Paths()
 	writable := append(sandbox.ExpandHome(a.Config.Sandbox.Writable, home), sandbox.EnvCaches(os.Getenv)...)
 	deny := append(sandbox.DefaultDenyRead(home), paths.ConfigDir, paths.DataDir, paths.StateDir)
 	deny = append(deny, sandbox.ExpandHome(a.Config.Sandbox.DenyRead, home)...)
-	scratch := a.scratchDir()
-	// The scratch folder must exist for the kernel rule to attach to it.
-	_ = os.MkdirAll(scratch, 0o700)
 	// Only the build caches (sandbox.writable's defaults, the ones the
 	// environment names) are not searched for nested repositories; a
 	// folder a person adds to sandbox.writable (~/work) is searched like
 	// the workspace roots.
 	known := append(sandbox.ExpandHome(config.DefaultStrings("sandbox.writable"), home), sandbox.EnvCaches(os.Getenv)...)
 	caches := slices.DeleteFunc(slices.Clone(writable), func(w string) bool { return !slices.Contains(known, w) })
-	return sandbox.Spec{Writable: writable, Caches: caches, Own: []string{scratch}, DenyRead: deny, Network: a.Config.Sandbox.Network}
+	return sandbox.Spec{Writable: writable, Caches: caches, DenyRead: deny, Network: a.Config.Sandbox.Network}
 }
 
 // shellOptions are the sandbox and environment parts of a workspace's
@@ -46,6 +45,7 @@ func (a *App) sandboxSpec() sandbox.Spec {
 func (a *App) shellOptions(o *shell.ManagerOptions) {
 	o.Sandbox = a.Sandbox
 	o.SandboxSpec = a.sandboxSpec()
+	o.ScratchDir = a.scratchDir()
 	o.EnvPolicy = shell.EnvPolicy{Keep: a.Config.Shell.Env.Keep, Drop: a.Config.Shell.Env.Drop}
 	o.RunDir = filepath.Join(a.Config.Paths().StateDir, "shells")
 }
@@ -120,13 +120,11 @@ func (a *App) PrestartShell(sess *store.Session) {
 	// The turn allows the session's scratch directory (agent's
 	// openScratch): so does the sandbox the bash starts in, or the first
 	// command would need another bash.
-	if dir := agent.ScratchPath(a.scratchDir(), sess.ID); os.MkdirAll(dir, 0o700) == nil {
+	if dir, err := agent.OpenScratch(a.scratchDir(), sess.ID); err == nil {
 		a.spaces.mu.Lock()
 		a.spaces.scratch = append(a.spaces.scratch, dir)
 		a.spaces.mu.Unlock()
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			_ = ws.Allow(real)
-		}
+		_ = ws.Allow(dir)
 	}
 	sp, err := a.spaceFor(ws)
 	if err != nil {
@@ -135,4 +133,14 @@ func (a *App) PrestartShell(sess *store.Session) {
 	if start := a.prestartShell(sp.shells.Session(sess.ID), a.sessionPolicy(sess), ws); start != nil {
 		start()
 	}
+}
+
+// ShellOptions are the sandbox and environment options the app gives a
+// workspace's shell manager under settings cfg with sandbox sb (Roots and
+// the rest are the caller's): appsandbox checks them with the kernel's
+// sandbox.
+func ShellOptions(cfg *config.Config, sb *sandbox.Sandbox) shell.ManagerOptions {
+	var o shell.ManagerOptions
+	(&App{Config: cfg, Sandbox: sb}).shellOptions(&o)
+	return o
 }

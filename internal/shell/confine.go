@@ -11,6 +11,13 @@ import (
 
 // sandboxSpec returns the sandbox one command runs in under policy (Policy
 // Unsandboxed when nothing confines it).
+//
+// Every place it lets commands write was a real path when olly accepted
+// it (the roots and build caches when the manager was made, writable as
+// workspace.Dirs gives them, the TMPDIR when made) and is granted only
+// while it still resolves to itself (pinned): one a command replaced by
+// a symbolic link (it could, where the folder holding it is writable too)
+// would otherwise make the link's target writable to the next bash.
 func (s *Shell) sandboxSpec(policy sandbox.Policy, writable []string) sandbox.Spec {
 	sb := s.m.opts.Sandbox
 	if policy == "" {
@@ -21,15 +28,63 @@ func (s *Shell) sandboxSpec(policy sandbox.Policy, writable []string) sandbox.Sp
 	}
 	spec := s.m.opts.SandboxSpec
 	spec.Policy = policy
-	spec.Writable = uniquePaths(s.m.roots.paths, writable, spec.Writable)
+	allowed := pinned(uniquePaths(writable))
+	spec.Writable = pinned(uniquePaths(s.m.roots.real, allowed, s.m.caches))
 	// The session's TMPDIR comes first: the read-only policy may write
 	// only that and the bash's own state folder, which startProc adds
-	// (withOwnDir).
-	spec.Own = append([]string{s.tmpDir}, spec.Own...)
+	// (withOwnDir). Then the session's scratch directories: those allowed
+	// directly inside ScratchDir (which lies in a protected folder), not
+	// ScratchDir itself, which holds every session's.
+	spec.Own = append(append(pinned([]string{s.tmpDir}), s.scratchDirs(allowed)...), pinned(spec.Own)...)
 	// Other sessions' shell state, and the other bash processes' folders
 	// of this session, are not this command's business.
 	spec.DenyRead = append(append([]string(nil), spec.DenyRead...), s.m.stateDir)
 	return spec
+}
+
+// scratchDirs returns the allowed directories that lie directly in the
+// manager's ScratchDir.
+func (s *Shell) scratchDirs(allowed []string) []string {
+	if s.m.opts.ScratchDir == "" {
+		return nil
+	}
+	base := realPath(filepath.Clean(s.m.opts.ScratchDir))
+	var out []string
+	for _, p := range allowed {
+		if filepath.Dir(p) == base {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// pinned returns the paths that still resolve to themselves (or, missing,
+// whose existing part does): see sandboxSpec.
+func pinned(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if p != "" && resolvePrefix(p) == p {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// resolvePrefix returns p (clean, absolute) with symbolic links resolved,
+// or, when p does not exist, its nearest existing ancestor resolved
+// joined with the rest: a build cache made later resolves to it.
+func resolvePrefix(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(dir) == dir {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
 }
 
 // uniquePaths joins the lists, cleaned, each path once (the workspace's
@@ -50,8 +105,26 @@ func uniquePaths(lists ...[]string) []string {
 // sameSpec reports whether a bash confined by a may run a command that
 // needs b: the kernel fixes a process's sandbox when it starts.
 func sameSpec(a, b sandbox.Spec) bool {
-	return a.Policy == b.Policy && a.Network == b.Network && samePaths(a.Writable, b.Writable) &&
-		slices.Equal(a.Own, b.Own) && slices.Equal(a.DenyRead, b.DenyRead)
+	if a.Policy != b.Policy || !slices.Equal(a.DenyRead, b.DenyRead) {
+		return false
+	}
+	if a.Policy != sandbox.WorkspaceWrite {
+		// The read-only sandbox lets a command write only its bash's own
+		// folder: the places the workspace-write one may change (a turn's
+		// scratch directory, a directory a person allowed) are no part of
+		// it, and need no new read-only bash.
+		return true
+	}
+	return a.Network == b.Network && samePaths(a.Writable, b.Writable) && slices.Equal(a.Own, b.Own)
+}
+
+// grantedPlaces are the places spec (as started: withOwnDir) lets a
+// command write: for the read-only policy only the bash's own folder.
+func grantedPlaces(spec sandbox.Spec) []string {
+	if spec.Policy == sandbox.ReadOnly {
+		return spec.Own[:min(1, len(spec.Own))]
+	}
+	return slices.Concat(spec.Writable, spec.Own)
 }
 
 // samePaths reports whether a and b hold the same paths in any order (the
@@ -77,7 +150,9 @@ func (s *Shell) makeTmpDir() error {
 	if err != nil {
 		return fmt.Errorf("shell: create the session's temporary folder: %w", err)
 	}
-	s.tmpDir = dir
+	// Pinned as a real path (sandboxSpec): the folder holding it may be a
+	// link (macOS's /var), never the folder itself.
+	s.tmpDir = realPath(dir)
 	return nil
 }
 

@@ -62,6 +62,12 @@ type ManagerOptions struct {
 	// folders (state, TMPDIR) and RunOptions.Policy picks the policy.
 	Sandbox     *sandbox.Sandbox
 	SandboxSpec sandbox.Spec
+	// ScratchDir holds the sessions' scratch directories (in olly's state
+	// folder, which the sandbox protects). A directory allowed
+	// (RunOptions.Writable) directly inside it is writable to that
+	// command as one of the session's own folders; ScratchDir itself,
+	// and so the other sessions' scratch directories, are not.
+	ScratchDir string
 	// EnvPolicy drops secrets from Env before any command sees it.
 	EnvPolicy EnvPolicy
 	// RunDir, when set, is where each session's running process groups
@@ -74,6 +80,7 @@ type ManagerOptions struct {
 type Manager struct {
 	opts        ManagerOptions
 	roots       roots
+	caches      []string // SandboxSpec.Writable, resolved (pinned) when the manager was made
 	shellPath   string
 	stateDir    string
 	artifactDir string
@@ -103,6 +110,14 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 		return nil, fmt.Errorf("shell: find %s: %w (install bash or set the shell path)", opts.Shell, err)
 	}
 	m := &Manager{opts: opts, roots: rs, shellPath: shellPath, shells: make(map[string]*Shell)}
+	// The template's places are pinned as they resolve now (sandboxSpec).
+	for _, p := range opts.SandboxSpec.Writable {
+		m.caches = append(m.caches, resolvePrefix(p))
+	}
+	m.opts.SandboxSpec.Own = nil
+	for _, p := range opts.SandboxSpec.Own {
+		m.opts.SandboxSpec.Own = append(m.opts.SandboxSpec.Own, resolvePrefix(p))
+	}
 	env := opts.Env
 	if env == nil {
 		env = os.Environ()

@@ -58,7 +58,9 @@ func stampsFor(spec sandbox.Spec, grants []sandbox.Grant, home string) []*dirSta
 			out = append(out, &st)
 		}
 	}
-	for _, p := range slices.Concat(spec.Writable, spec.Own) {
+	// The places it may write, by inode (the read-only bash: only its
+	// own folder; it reads the others through "/").
+	for _, p := range grantedPlaces(spec) {
 		if st := stamp(p); !st.exists {
 			out = append(out, &st)
 		} else if ino := inode(p); ino != 0 {
