@@ -58,10 +58,12 @@ func planWith(spec Spec, ro []string) []Grant {
 	p := planner{deny: realPaths(spec.DenyRead), ro: ro}
 	p.expand("/", Read, "")
 	for _, w := range spec.writable() {
-		p.expand(w, Write, "")
+		if !spec.Pinned || !swapped(w) {
+			p.expand(w, Write, "")
+		}
 	}
 	for _, o := range spec.own() {
-		if real, err := filepath.EvalSymlinks(o); err == nil {
+		if real, err := filepath.EvalSymlinks(o); err == nil && (!spec.Pinned || real == filepath.Clean(o)) {
 			p.add(real, Write)
 		}
 	}
@@ -160,4 +162,26 @@ func (p *planner) expandReal(real string, a Access, within string, dir bool) {
 		// need to resolve or stat it again (home folders have hundreds).
 		p.expandReal(child, a, in, e.IsDir())
 	}
+}
+
+// swapped reports whether path, given as a real path (Spec.Pinned),
+// resolves to another one now: a link put in its place.
+func swapped(path string) bool {
+	real, err := filepath.EvalSymlinks(path)
+	return err == nil && real != filepath.Clean(path)
+}
+
+// unswapped returns paths, without those a link replaced when s is
+// Pinned (swapped).
+func (s Spec) unswapped(paths []string) []string {
+	if !s.Pinned {
+		return paths
+	}
+	var out []string
+	for _, p := range paths {
+		if !swapped(p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }

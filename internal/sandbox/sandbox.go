@@ -50,6 +50,13 @@ type Spec struct {
 	// lie inside a protected folder, because the shell needs them.
 	// ReadOnly uses only the first (the shell state).
 	Own []string `json:"own,omitempty"`
+	// Pinned says Writable and Own are real paths (symbolic links
+	// resolved when the caller accepted them): one that resolves to
+	// another path when the rules are made (a command replaced it with a
+	// link) is not granted, instead of its link's target. The caller
+	// checks too; this closes the gap up to the rules being made, in
+	// whichever process makes them.
+	Pinned bool `json:"pinned,omitempty"`
 	// DenyRead are the protected paths: no sandboxed command reads them.
 	DenyRead []string `json:"denyRead,omitempty"`
 	// Network lets a WorkspaceWrite command open TCP connections.

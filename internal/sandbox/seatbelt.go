@@ -59,7 +59,7 @@ func SeatbeltProfile(spec Spec) string {
 	// writable even inside a protected folder).
 	if writable := spec.writable(); len(writable) > 0 {
 		b.WriteString("(allow file-read* file-write*")
-		for _, p := range withReal(writable) {
+		for _, p := range withReal(spec.unswapped(writable)) {
 			fmt.Fprintf(&b, "\n  (subpath %s)", sbQuote(p))
 		}
 		b.WriteString(")\n")
@@ -82,7 +82,7 @@ func SeatbeltProfile(spec Spec) string {
 	}
 	if own := spec.own(); len(own) > 0 {
 		b.WriteString("(allow file-read* file-write*")
-		for _, p := range withReal(own) {
+		for _, p := range withReal(spec.unswapped(own)) {
 			fmt.Fprintf(&b, "\n  (subpath %s)", sbQuote(p))
 		}
 		b.WriteString(")\n")

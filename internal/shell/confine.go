@@ -28,6 +28,7 @@ func (s *Shell) sandboxSpec(policy sandbox.Policy, writable []string) sandbox.Sp
 	}
 	spec := s.m.opts.SandboxSpec
 	spec.Policy = policy
+	spec.Pinned = true
 	allowed := pinned(uniquePaths(writable))
 	spec.Writable = pinned(uniquePaths(s.m.roots.real, allowed, s.m.caches))
 	// The session's TMPDIR comes first: the read-only policy may write
