@@ -64,14 +64,14 @@ func (s *Shell) pick(spec sandbox.Spec, dir string) error {
 
 // usable reports whether p can run a command under spec.
 func usable(p *bashProc, spec sandbox.Spec) bool {
-	return !p.dead() && sameSpec(p.spec, spec) && !stampsChanged(p.stamps)
+	return !p.dead() && !p.nestedStale && sameSpec(p.spec, spec) && !stampsChanged(p.stamps)
 }
 
 // parkable reports whether p, the current bash, may wait idle while a
 // command under spec runs in the other sandboxed policy's bash.
 func parkable(p *bashProc, spec sandbox.Spec) bool {
 	return p.spec.Policy != sandbox.Unsandboxed && spec.Policy != sandbox.Unsandboxed &&
-		p.spec.Policy != spec.Policy && !p.dead() && !stampsChanged(p.stamps)
+		p.spec.Policy != spec.Policy && !p.dead() && !p.nestedStale && !stampsChanged(p.stamps)
 }
 
 // checkpoint makes STATE_DIR/state the newest state when p, about to wait

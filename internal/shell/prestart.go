@@ -1,5 +1,11 @@
 package shell
 
+import (
+	"slices"
+
+	"github.com/olly-agent/olly/internal/sandbox"
+)
+
 // Prestart starts the session's bash in the background, ahead of its
 // first command, so that what starting it costs (checking bash, the
 // sandbox's rules, the mount-namespace helper, bash itself) overlaps
@@ -40,7 +46,28 @@ func (s *Shell) prestart(opts RunOptions) {
 	if s.prepare() != nil || s.closed() {
 		return
 	}
+	s.markNestedStale()
 	_ = s.pick(s.sandboxSpec(opts.Policy, opts.Writable), s.cwd)
+}
+
+// markNestedStale searches again for nested repositories in the places of
+// each live workspace-write bash (the turn's Prestart runs in the
+// background, before the turn's first command): one found now that its
+// bash's search did not find (a clone made since that bash started,
+// which its rules and mounts do not cover, or a folder now unreadable)
+// makes that bash stale, so the command gets a new bash that protects
+// it. Repositories gone since are no reason: protecting more is safe.
+func (s *Shell) markNestedStale() {
+	for _, p := range []*bashProc{s.proc, s.idle} {
+		if p == nil || p.nested == nil || p.nestedStale || p.dead() || p.spec.Policy != sandbox.WorkspaceWrite {
+			continue
+		}
+		now := sandbox.NestedRepositories(p.spec)
+		isNew := func(g string) bool { return !slices.Contains(p.nested.Git, g) && !slices.Contains(p.nested.Unread, g) }
+		if slices.ContainsFunc(now.Git, isNew) || slices.ContainsFunc(now.Unread, isNew) {
+			p.nestedStale = true
+		}
+	}
 }
 
 // closed reports whether Close has begun.

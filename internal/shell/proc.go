@@ -43,6 +43,10 @@ type bashProc struct {
 	// command, and Explain reads the refusals with it.
 	nested    *sandbox.Nested
 	cutIsTold bool
+	// nestedStale: a nested repository was found since this bash started
+	// (markNestedStale), which its sandbox does not protect: the next
+	// command gets a new bash.
+	nestedStale bool
 	// stamps are the directories whose later entries the sandbox domain
 	// does not cover, and the allowed places that were missing: a change
 	// to either means a new bash (see confine.go).

@@ -193,3 +193,24 @@ func TestNestedSearchCutIsSaid(t *testing.T) {
 		t.Fatalf("want the hook refused and explained, the cut said once:\n%s", text)
 	}
 }
+
+// TestPrestartProtectsANewNestedRepository: a repository cloned while the
+// session's bash is already running (started ahead, when the session
+// opened) is protected from the turn's commands: the turn's Prestart
+// finds it and the command gets a new bash whose sandbox covers it.
+func TestPrestartProtectsANewNestedRepository(t *testing.T) {
+	m, ws, _, _ := sandboxed(t)
+	if err := os.MkdirAll(filepath.Join(ws, "third_party"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sh := m.Session("s1")
+	mustRun(t, sh, "true", RunOptions{}) // the bash is running, third_party holds no repository
+	if err := os.MkdirAll(filepath.Join(ws, "third_party/lib/.git/hooks"), 0o755); err != nil {
+		t.Fatal(err) // the person clones
+	}
+	sh.Prestart(RunOptions{}) // the next turn starts
+	res := mustRun(t, sh, "echo '#!/bin/sh' > third_party/lib/.git/hooks/pre-commit", RunOptions{})
+	if _, err := os.Stat(filepath.Join(ws, "third_party/lib/.git/hooks/pre-commit")); err == nil || res.ExitCode == 0 {
+		t.Fatalf("a hook was planted in a repository cloned while the bash ran:\n%s", res.Text())
+	}
+}
