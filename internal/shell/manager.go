@@ -163,7 +163,10 @@ func makeStateDir() (string, error) {
 		}
 		dir, err := os.MkdirTemp(base, "olly-shell-*")
 		if err == nil {
-			return dir, nil
+			// A real path: the bashes' folders in it are granted to them
+			// only as such (sandbox.Spec.Pinned); the folder holding it
+			// may be a link (macOS's /var), never the folder itself.
+			return realPath(dir), nil
 		}
 		if firstErr == nil {
 			firstErr = err

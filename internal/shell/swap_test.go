@@ -156,3 +156,23 @@ func TestReadOnlyBashKeptWhenWritableChanges(t *testing.T) {
 		t.Fatalf("the read-only bash was replaced (%q, then %q) when a directory was allowed", first, again)
 	}
 }
+
+// TestLinkedStateFolderStillWorks: where the folder olly keeps the
+// shells' state in lies behind a symbolic link (macOS's /var, an
+// XDG_RUNTIME_DIR on a linked path), the bashes' own folders are still
+// granted (as real paths), so the state carries over.
+func TestLinkedStateFolderStillWorks(t *testing.T) {
+	real, _ := filepath.EvalSymlinks(t.TempDir())
+	link := filepath.Join(t.TempDir(), "runtime")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_RUNTIME_DIR", link)
+	m, _, _, _ := sandboxed(t)
+	sh := m.Session("s1")
+	mustRun(t, sh, "export CARRIED=yes", RunOptions{})
+	res := mustRun(t, sh, `echo "carried=$CARRIED"`, RunOptions{Policy: sandbox.ReadOnly})
+	if !strings.Contains(res.Output, "carried=yes") {
+		t.Fatalf("the state did not carry over: %s", res.Text())
+	}
+}
