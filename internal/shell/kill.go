@@ -33,6 +33,10 @@ type target struct {
 	shellStart uint64
 	childSince uint64
 	withShell  bool
+	// earlier are the jobs earlier commands of this shell left running
+	// (pid → start time): a job started in the same clock tick as this
+	// command is not this command's child.
+	earlier map[int]uint64
 }
 
 // members returns the live processes of t, pid → start time. Without a
@@ -107,7 +111,7 @@ func (t target) addDescendants(procs []procInfo, set map[int]uint64) {
 	}
 	if t.shell > 0 {
 		for _, c := range children[t.shell] {
-			if c.start >= t.childSince {
+			if st, ok := t.earlier[c.pid]; c.start >= t.childSince && (!ok || st != c.start) {
 				add(c)
 			}
 		}

@@ -313,3 +313,28 @@ func TestTimedOutCommandKeepsCd(t *testing.T) {
 	}
 	t.Fatal("the command never reached its marker, even with a 15 s timeout")
 }
+
+// TestEarlierJobNotTakenForTheCommand: bash's children started since the
+// command began are the command's, except a job an earlier command left
+// running (same pid and start time) that happened to start in that clock
+// tick; a recycled pid (another start time) is not excused.
+func TestEarlierJobNotTakenForTheCommand(t *testing.T) {
+	procs := []procInfo{
+		{pid: 100, ppid: 1, pgid: 100, start: 10},  // the session's bash
+		{pid: 200, ppid: 100, pgid: 100, start: 50}, // the earlier command's job
+		{pid: 201, ppid: 100, pgid: 100, start: 50}, // this command's child
+		{pid: 300, ppid: 201, pgid: 100, start: 51}, // and its child
+		{pid: 202, ppid: 100, pgid: 100, start: 50}, // a recycled pid of an old job
+	}
+	tg := target{shell: 100, shellStart: 10, childSince: 50, earlier: map[int]uint64{200: 50, 202: 7}}
+	set := map[int]uint64{}
+	tg.addDescendants(procs, set)
+	if _, in := set[200]; in {
+		t.Error("the earlier command's job was taken for this command's")
+	}
+	for _, pid := range []int{201, 300, 202} {
+		if _, in := set[pid]; !in {
+			t.Errorf("pid %d is this command's but was left out: %v", pid, set)
+		}
+	}
+}

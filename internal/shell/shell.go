@@ -72,9 +72,12 @@ type Shell struct {
 	hasState, stateConfined bool
 	// saved: a command the session ran was followed by a save (the first
 	// always is; then commands that cannot change the state skip it).
-	saved   bool
-	since   uint64 // start time of the session's first bash
-	leaders []int  // the session's bash pids (their process groups)
+	saved bool
+	since uint64 // start time of the session's first bash
+	// jobs are the processes earlier commands left running (pid → start
+	// time), so a later command's stop does not take them for its own.
+	jobs    map[int]uint64
+	leaders []int // the session's bash pids (their process groups)
 	// leaderStarts are leaders with their start times, for the RunDir
 	// record.
 	leaderStarts []groupRecord
@@ -253,7 +256,9 @@ func (s *Shell) finish(r *run, why stopReason, res *Result) {
 func (s *Shell) settleOutput(r *run, why stopReason, res *Result) {
 	eof := r.pump.waitEOF(eofGrace)
 	if why == stopNone && (!eof || r.proc.dead() || (r.done != nil && r.done.bg)) {
-		res.Background = sortedPids(s.runTarget(r, false).members())
+		bg := s.runTarget(r, false).members()
+		res.Background = sortedPids(bg)
+		s.noteJobs(bg)
 	}
 	if eof {
 		return

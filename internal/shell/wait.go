@@ -144,9 +144,32 @@ func (s *Shell) runTarget(r *run, withShell bool) target {
 	t := target{
 		marker: []byte("OLLY_SHELL_RUN=" + r.token + "\x00"), since: r.startTicks,
 		shell: r.pid, shellStart: r.startTicks, childSince: r.ticks, withShell: withShell,
+		earlier: s.jobs,
 	}
 	if withShell && !procListing {
 		t.leader = r.pid // without /proc only bash's whole process group can be found
 	}
 	return t
+}
+
+// maxJobs bounds how many earlier jobs a shell remembers.
+const maxJobs = 1024
+
+// noteJobs remembers the processes a command left running (see
+// target.earlier). Entries of processes that ended are harmless (a
+// recycled pid has another start time); the record starts again when it
+// would grow past maxJobs.
+func (s *Shell) noteJobs(bg map[int]uint64) {
+	if len(bg) == 0 {
+		return
+	}
+	if s.jobs == nil || len(s.jobs)+len(bg) > maxJobs {
+		s.jobs = make(map[int]uint64, len(bg))
+	}
+	for pid, start := range bg {
+		if len(s.jobs) >= maxJobs {
+			break
+		}
+		s.jobs[pid] = start
+	}
 }
