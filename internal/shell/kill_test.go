@@ -320,7 +320,7 @@ func TestTimedOutCommandKeepsCd(t *testing.T) {
 // tick; a recycled pid (another start time) is not excused.
 func TestEarlierJobNotTakenForTheCommand(t *testing.T) {
 	procs := []procInfo{
-		{pid: 100, ppid: 1, pgid: 100, start: 10},  // the session's bash
+		{pid: 100, ppid: 1, pgid: 100, start: 10},   // the session's bash
 		{pid: 200, ppid: 100, pgid: 100, start: 50}, // the earlier command's job
 		{pid: 201, ppid: 100, pgid: 100, start: 50}, // this command's child
 		{pid: 300, ppid: 201, pgid: 100, start: 51}, // and its child
