@@ -34,7 +34,10 @@ func (a *App) hookRunner(sessionID string, ws *workspace.Workspace) *hooks.Runne
 	} else {
 		a.Log.Warn("hooks: project hooks stay off", "error", err)
 	}
-	spec := a.sandboxSpec()
+	// Pinned (sandbox.Pin resolves the template's caches now): the roots
+	// are real paths since the workspace was opened, so one a command has
+	// replaced with a link since is not followed.
+	spec := sandbox.Pin(a.sandboxSpec())
 	spec.Policy = sandbox.WorkspaceWrite
 	for _, r := range ws.Roots() {
 		spec.Writable = append(spec.Writable, r.Path)

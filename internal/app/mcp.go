@@ -74,6 +74,10 @@ func mcpWrap(sb *sandbox.Sandbox, spec sandbox.Spec, dir, statedir string, base 
 	spec.Policy = sandbox.WorkspaceWrite
 	spec.Writable = append([]string{dir}, spec.Writable...)
 	spec.Own = []string{tmp}
+	// The places as they resolve now, when the servers' sandbox is
+	// decided: a link a command puts in place of one later is not
+	// followed when a server starts (Pinned).
+	spec = sandbox.Pin(spec)
 	// Servers reach their services (GitHub, a database, a package
 	// registry for npx): the network is what most of them are for.
 	spec.Network = true

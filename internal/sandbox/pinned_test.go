@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -62,5 +63,28 @@ func TestSeatbeltPinnedSkipsSwappedPlaces(t *testing.T) {
 	spec.Pinned = true
 	if p := SeatbeltProfile(spec); strings.Contains(p, sbQuote(target)) {
 		t.Errorf("a pinned place swapped for a link allowed its target:\n%s", p)
+	}
+}
+
+// TestPinResolvesNow: Pin names the places as they resolve when it is
+// called (a cache under a linked folder, one not made yet) and sets
+// Pinned, so Plan grants them until one is swapped.
+func TestPinResolvesNow(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	realCache := filepath.Join(dir, "data")
+	if err := os.Mkdir(realCache, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(dir, "cache")
+	if err := os.Symlink(realCache, linked); err != nil {
+		t.Fatal(err)
+	}
+	spec := Pin(Spec{Policy: WorkspaceWrite, Writable: []string{linked, filepath.Join(linked, "later")}})
+	want := []string{realCache, filepath.Join(realCache, "later")}
+	if !spec.Pinned || !slices.Equal(spec.Writable, want) {
+		t.Fatalf("Pin = %q (pinned %v), want %q", spec.Writable, spec.Pinned, want)
+	}
+	if g, ok := grantOf(Plan(spec), realCache); !ok || g.Access != Write {
+		t.Errorf("a pinned cache behind a link is not granted: %+v, %v", g, ok)
 	}
 }

@@ -185,3 +185,38 @@ func (s Spec) unswapped(paths []string) []string {
 	}
 	return out
 }
+
+// RealPrefix returns p (clean, absolute) with symbolic links resolved,
+// or, when p does not exist, its nearest existing ancestor resolved
+// joined with the rest (a build cache made later resolves to it): the
+// form a Pinned spec names its places in.
+func RealPrefix(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for dir := p; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(dir) == dir {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
+}
+
+// Pin returns spec with its Writable, Own and Caches as real paths
+// (RealPrefix, resolved now) and Pinned set, for a caller that accepts
+// its places at this moment (a hook, an MCP server): a link a command
+// puts in place of one later is then not followed.
+func Pin(spec Spec) Spec {
+	pin := func(paths []string) []string {
+		out := make([]string, 0, len(paths))
+		for _, p := range paths {
+			out = append(out, RealPrefix(p))
+		}
+		return out
+	}
+	spec.Writable, spec.Own, spec.Caches = pin(spec.Writable), pin(spec.Own), pin(spec.Caches)
+	spec.Pinned = true
+	return spec
+}

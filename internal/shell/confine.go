@@ -64,28 +64,11 @@ func (s *Shell) scratchDirs(allowed []string) []string {
 func pinned(paths []string) []string {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {
-		if p != "" && resolvePrefix(p) == p {
+		if p != "" && sandbox.RealPrefix(p) == p {
 			out = append(out, p)
 		}
 	}
 	return out
-}
-
-// resolvePrefix returns p (clean, absolute) with symbolic links resolved,
-// or, when p does not exist, its nearest existing ancestor resolved
-// joined with the rest: a build cache made later resolves to it.
-func resolvePrefix(p string) string {
-	p = filepath.Clean(p)
-	rest := ""
-	for dir := p; ; dir = filepath.Dir(dir) {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest)
-		}
-		if filepath.Dir(dir) == dir {
-			return p
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-	}
 }
 
 // uniquePaths joins the lists, cleaned, each path once (the workspace's

@@ -112,11 +112,11 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 	m := &Manager{opts: opts, roots: rs, shellPath: shellPath, shells: make(map[string]*Shell)}
 	// The template's places are pinned as they resolve now (sandboxSpec).
 	for _, p := range opts.SandboxSpec.Writable {
-		m.caches = append(m.caches, resolvePrefix(p))
+		m.caches = append(m.caches, sandbox.RealPrefix(p))
 	}
 	m.opts.SandboxSpec.Own = nil
 	for _, p := range opts.SandboxSpec.Own {
-		m.opts.SandboxSpec.Own = append(m.opts.SandboxSpec.Own, resolvePrefix(p))
+		m.opts.SandboxSpec.Own = append(m.opts.SandboxSpec.Own, sandbox.RealPrefix(p))
 	}
 	env := opts.Env
 	if env == nil {
