@@ -39,7 +39,7 @@ func mayChangeState(command string) (change bool, names []string) {
 	if strings.ContainsAny(command, "`(){}") || strings.Contains(command, "${") || strings.Contains(command, "$[") || strings.Contains(command, "<<") {
 		return true, nil
 	}
-	atStart := true
+	atStart, cmd := true, ""
 	for _, w := range splitWords(command) {
 		switch {
 		case w == "":
@@ -48,12 +48,12 @@ func mayChangeState(command string) (change bool, names []string) {
 			atStart = true
 			continue
 		case !atStart:
-			if strings.HasPrefix(w, "-v") {
+			if cmd == "printf" && strings.HasPrefix(w, "-v") {
 				return true, nil // printf -v NAME assigns
 			}
 			continue
 		}
-		atStart = false
+		atStart, cmd = false, w
 		if !isPlainName(w) || (isShellWord(w) && !harmlessBuiltins[w]) {
 			return true, nil
 		}

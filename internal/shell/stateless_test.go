@@ -20,9 +20,10 @@ func TestMayChangeState(t *testing.T) {
 		"[ -f go.mod ] && echo yes",
 		"grep -rn 'cd x' .",
 		"echo $HOME $PATH",
+		"go test -v ./...", "grep -v x f", "test -v X",
 	}
 	changing := []string{
-		"cd sub", "export A=1", "A=1", "A=1 make", "printf -v x 1", "test -v X",
+		"cd sub", "export A=1", "A=1", "A=1 make", "printf -v x 1", "ls; printf -vx 1",
 		"echo ${x:=1}", "echo $((x++))", "echo $[x=1]", "true $[x++]", "((x++))", "(cd x)", "{ cd x; }", "source a", ". a", "eval x",
 		"if true; then :; fi", "for i in 1; do :; done", "echo 'unterminated", "echo a # ; cd x", "$CMD",
 		`\cd x`, "exec ls", "read x", "set -e", "ls; cd x", "ls && export X", "ls | read x", "echo $(cd x)",
