@@ -122,7 +122,9 @@ func (a *App) PrestartShell(sess *store.Session) {
 	// command would need another bash.
 	if dir, err := agent.OpenScratch(a.scratchDir(), sess.ID); err == nil {
 		a.spaces.mu.Lock()
-		a.spaces.scratch = append(a.spaces.scratch, dir)
+		if !slices.Contains(a.spaces.scratch, dir) { // serve re-opens sessions
+			a.spaces.scratch = append(a.spaces.scratch, dir)
+		}
 		a.spaces.mu.Unlock()
 		_ = ws.Allow(dir)
 	}
