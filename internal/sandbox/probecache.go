@@ -3,9 +3,12 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/olly-agent/olly/internal/atomicfile"
 )
 
 // The .git probe (probeMount) starts the helper, a re-execution of the
@@ -83,31 +86,23 @@ func cachedGit(file, key string) (how, reason string, ok bool) {
 		return "", "", false
 	}
 	defer f.Close()
-	buf := make([]byte, maxProbeRecord)
-	n, _ := f.Read(buf)
+	buf, err := io.ReadAll(io.LimitReader(f, maxProbeRecord))
 	var rec probeRecord
-	if json.Unmarshal(buf[:n], &rec) != nil || rec.Key != key || (rec.Git != GitMount && rec.Git != GitSplit) {
+	if err != nil || json.Unmarshal(buf, &rec) != nil || rec.Key != key || (rec.Git != GitMount && rec.Git != GitSplit) {
 		return "", "", false
 	}
 	return rec.Git, rec.Reason, true
 }
 
 // rememberGit writes the answer for key (best effort: a failure only
-// means the next olly probes again). It writes a new file and renames it
-// over the old, so a reader never sees half a record.
+// means the next olly probes again), replacing the file whole
+// (atomicfile), so a reader never sees half a record.
 func rememberGit(file, key, how, reason string) {
 	js, err := json.Marshal(probeRecord{Key: key, Git: how, Reason: reason})
 	if err != nil || os.MkdirAll(filepath.Dir(file), 0o700) != nil {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), filepath.Base(file)+".*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(js)
-	if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), file) != nil {
-		os.Remove(tmp.Name())
-	}
+	_ = atomicfile.Write(file, js, 0o600)
 }
 
 // probeGitCached is probeMount's answer, from the cache file when it
