@@ -103,18 +103,27 @@ func (s *Store) Path(ctx context.Context, session string, leafSeq int64) ([]Even
 	return s.treePath(ctx, tx, session, leafSeq)
 }
 
+// leafOf returns the session's current leaf seq (0 while it has no
+// events), ErrNotFound when there is no such session; op names the read
+// in errors.
+func (s *Store) leafOf(ctx context.Context, q querier, session, op string) (int64, error) {
+	var leaf int64
+	err := q.QueryRowContext(ctx, `SELECT leaf_seq FROM sessions WHERE id = ?`, session).Scan(&leaf)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("%s: %w", op, ErrNotFound)
+	}
+	if err != nil {
+		return 0, classify(s.file, fmt.Errorf("%s: %w", op, err))
+	}
+	return leaf, nil
+}
+
 func (s *Store) treePath(ctx context.Context, q querier, session string, leafSeq int64) ([]EventRecord, error) {
 	op := "read path of session " + session
 	if leafSeq == 0 {
-		err := q.QueryRowContext(ctx, `SELECT leaf_seq FROM sessions WHERE id = ?`, session).Scan(&leafSeq)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("%s: %w", op, ErrNotFound)
-		}
-		if err != nil {
-			return nil, classify(s.file, fmt.Errorf("%s: %w", op, err))
-		}
-		if leafSeq == 0 {
-			return nil, nil
+		var err error
+		if leafSeq, err = s.leafOf(ctx, q, session, op); err != nil || leafSeq == 0 {
+			return nil, err
 		}
 	}
 	// One range scan of every event up to the leaf, then a walk up the

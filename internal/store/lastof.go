@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 )
 
@@ -18,13 +17,9 @@ func (s *Store) LastOfType(ctx context.Context, session, typ string) (*EventReco
 		return nil, classify(s.file, fmt.Errorf("%s: %w", op, err))
 	}
 	defer rollback(tx)
-	var leaf int64
-	err = tx.QueryRowContext(ctx, `SELECT leaf_seq FROM sessions WHERE id = ?`, session).Scan(&leaf)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%s: %w", op, ErrNotFound)
-	}
+	leaf, err := s.leafOf(ctx, tx, session, op)
 	if err != nil || leaf == 0 {
-		return nil, classifyOrNil(s.file, op, err)
+		return nil, err
 	}
 	seqs, err := s.pathSeqs(ctx, tx, session, leaf)
 	if err != nil {
