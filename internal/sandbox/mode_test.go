@@ -48,7 +48,7 @@ func TestExplainKnowsTheGitMode(t *testing.T) {
 	}
 }
 
-// TestSandboxPlanKnowsTheGitMode: Sandbox.Plan grants a workspace whole
+// TestSandboxPlanKnowsTheGitMode: Sandbox.PlanStart grants a workspace whole
 // where mounts keep .git read-only, and splits it otherwise.
 func TestSandboxPlanKnowsTheGitMode(t *testing.T) {
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
@@ -58,7 +58,7 @@ func TestSandboxPlanKnowsTheGitMode(t *testing.T) {
 	for mode, want := range map[string]Access{GitMount: Write, GitSplit: List} {
 		b := &Sandbox{status: Status{Mechanism: "landlock", ABI: 7}, git: &gitGuard{how: mode}}
 		b.git.once.Do(func() {})
-		if g, ok := grantOf(b.Plan(spec), ws); !ok || g.Access != want {
+		if g, ok := grantOf(b.PlanStart(spec).Grants(), ws); !ok || g.Access != want {
 			t.Errorf("%s: workspace grant %+v (found %v), want access %d", mode, g, ok, want)
 		}
 	}
