@@ -145,7 +145,7 @@ func (ig *Ignorer) rulesFor(dir string, dirComps []string) []gitignore.Pattern {
 
 // readIgnoreFile parses one ignore file; a missing file has no patterns.
 func readIgnoreFile(name string, domain []string) ([]gitignore.Pattern, error) {
-	data, err := os.ReadFile(name)
+	data, err := readRegular(name, maxIgnoreFile)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, nil
 	}
@@ -195,7 +195,7 @@ func findRepo(dir string) (top, gitDir string) {
 // gitDirFromFile reads a ".git" file ("gitdir: path"). Worktrees keep
 // info/exclude in the common directory, named by a "commondir" file.
 func gitDirFromFile(top, file string) string {
-	data, err := os.ReadFile(file)
+	data, err := readRegular(file, maxGitPointer)
 	if err != nil {
 		return ""
 	}
@@ -207,7 +207,7 @@ func gitDirFromFile(top, file string) string {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(top, dir)
 	}
-	if common, err := os.ReadFile(filepath.Join(dir, "commondir")); err == nil {
+	if common, err := readRegular(filepath.Join(dir, "commondir"), maxGitPointer); err == nil {
 		c := strings.TrimSpace(string(common))
 		if !filepath.IsAbs(c) {
 			c = filepath.Join(dir, c)
@@ -248,7 +248,7 @@ func GlobalExcludesFile(home, xdgConfigHome string) string {
 }
 
 func excludesFromConfig(name string) string {
-	data, err := os.ReadFile(name)
+	data, err := readRegular(name, maxIgnoreFile)
 	if err != nil {
 		return ""
 	}
