@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -43,8 +44,47 @@ func BenchmarkRunSandboxed(b *testing.B) {
 	benchRun(b, "echo step >> steps.txt", nil, func(o *ManagerOptions) { o.Sandbox = sb })
 }
 
+// BenchmarkRunSandboxedDefaults is BenchmarkRunSandboxed with the
+// sandbox template olly gives a session: sandbox.writable's nine build
+// caches in a home folder (two exist, the rest are missing, as on most
+// machines), the session's scratch directory allowed in the turn, and
+// the workspace root among the allowed directories too (workspace.Dirs).
+func BenchmarkRunSandboxedDefaults(b *testing.B) {
+	sb := sandbox.New("")
+	if !sb.Status().Active() {
+		b.Skip(sb.Status().Reason)
+	}
+	home, state := b.TempDir(), b.TempDir()
+	var caches []string
+	for i, c := range []string{".cache", "go/pkg/mod", ".npm", ".cargo/registry", ".cargo/git", ".m2/repository", ".gradle/caches", ".pnpm-store", ".yarn/berry/cache"} {
+		caches = append(caches, filepath.Join(home, c))
+		if i < 2 {
+			if err := os.MkdirAll(caches[i], 0o755); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	scratch := filepath.Join(state, "scratch")
+	mine := filepath.Join(scratch, "bench")
+	if err := os.MkdirAll(mine, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	root := b.TempDir()
+	benchRunIn(b, root, "echo step >> steps.txt", nil, RunOptions{Writable: []string{root, mine}}, func(o *ManagerOptions) {
+		o.Sandbox = sb
+		o.SandboxSpec = sandbox.Spec{Writable: caches, Caches: caches, DenyRead: []string{state}}
+		o.ScratchDir = scratch
+	})
+}
+
 func benchRun(b *testing.B, command string, setup []string, mods ...func(*ManagerOptions)) {
-	opts := ManagerOptions{Roots: []string{b.TempDir()}, ArtifactDir: b.TempDir()}
+	benchRunIn(b, b.TempDir(), command, setup, RunOptions{}, mods...)
+}
+
+// benchRunIn runs command again and again in a session of a manager of
+// root, with run's options, after the setup commands.
+func benchRunIn(b *testing.B, root, command string, setup []string, run RunOptions, mods ...func(*ManagerOptions)) {
+	opts := ManagerOptions{Roots: []string{root}, ArtifactDir: b.TempDir()}
 	for _, mod := range mods {
 		mod(&opts)
 	}
@@ -56,14 +96,14 @@ func benchRun(b *testing.B, command string, setup []string, mods ...func(*Manage
 	sh := m.Session("bench")
 	ctx := context.Background()
 	for _, c := range append(setup, "true") {
-		if res, err := sh.Run(ctx, c, RunOptions{}); err != nil || res.ExitCode != 0 {
+		if res, err := sh.Run(ctx, c, run); err != nil || res.ExitCode != 0 {
 			b.Fatalf("%v %+v", err, res)
 		}
 	}
 	b.ReportAllocs()
 	cpu, own := treeCPU(b)
 	for b.Loop() {
-		res, err := sh.Run(ctx, command, RunOptions{})
+		res, err := sh.Run(ctx, command, run)
 		if err != nil || res.ExitCode != 0 {
 			b.Fatalf("%v %+v", err, res)
 		}
