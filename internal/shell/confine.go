@@ -10,46 +10,70 @@ import (
 )
 
 // sandboxSpec returns the sandbox one command runs in under policy (Policy
-// Unsandboxed when nothing confines it).
-//
-// Every place it lets commands write was a real path when olly accepted
-// it (the roots and build caches when the manager was made, writable as
-// workspace.Dirs gives them, the TMPDIR when made) and is granted only
-// while it still resolves to itself (pinned): one a command replaced by
-// a symbolic link (it could, where the folder holding it is writable too)
-// would otherwise make the link's target writable to the next bash.
+// Unsandboxed when nothing confines it): what it asks for (wantSpec),
+// pinned (pinSpec).
 func (s *Shell) sandboxSpec(policy sandbox.Policy, writable []string) sandbox.Spec {
-	sb := s.m.opts.Sandbox
+	spec, _ := pinSpec(s.wantSpec(policy, writable))
+	return spec
+}
+
+// wantSpec returns the sandbox a command under policy asks for, its
+// places cleaned but not resolved again: the roots and build caches as
+// resolved when the manager was made, writable as workspace.Dirs gives
+// them (resolved by Allow), the TMPDIR as resolved when made. It costs
+// no file system call, so the common case, a live bash started for the
+// same request (fits), pays nothing for the sandbox; a new bash is
+// started only under pinSpec's result.
+func (s *Shell) wantSpec(policy sandbox.Policy, writable []string) sandbox.Spec {
 	if policy == "" {
 		policy = sandbox.WorkspaceWrite
 	}
-	if policy == sandbox.Unsandboxed || !sb.Status().Active() {
+	if policy == sandbox.Unsandboxed || !s.m.opts.Sandbox.Status().Active() {
 		return sandbox.Spec{Policy: sandbox.Unsandboxed}
 	}
 	spec := s.m.opts.SandboxSpec
 	spec.Policy = policy
 	spec.Pinned = true
-	allowed := pinned(uniquePaths(writable))
-	spec.Writable = pinned(uniquePaths(s.m.roots.real, allowed, s.m.caches))
+	allowed := uniquePaths(writable)
+	spec.Writable = uniquePaths(s.m.roots.real, allowed, s.m.caches)
 	// The session's TMPDIR comes first: the read-only policy may write
 	// only that and the bash's own state folder, which startProc adds
 	// (withOwnDir). Then the session's scratch directories: those allowed
 	// directly inside ScratchDir (which lies in a protected folder), not
 	// ScratchDir itself, which holds every session's.
-	spec.Own = append(append(pinned([]string{s.tmpDir}), s.scratchDirs(allowed)...), pinned(spec.Own)...)
+	spec.Own = slices.Concat([]string{s.tmpDir}, s.scratchDirs(allowed), spec.Own)
 	// Other sessions' shell state, and the other bash processes' folders
 	// of this session, are not this command's business.
-	spec.DenyRead = append(append([]string(nil), spec.DenyRead...), s.m.stateDir)
+	spec.DenyRead = s.m.denyRead
 	return spec
+}
+
+// pinSpec returns want with only the places that still resolve to
+// themselves (pinned), and whether it dropped any.
+//
+// Every place wantSpec lets commands write was a real path when olly
+// accepted it, and is granted to a new bash only while it still
+// resolves to itself: one a command replaced by a symbolic link (it
+// could, where the folder holding it is writable too) would otherwise
+// make the link's target writable to the next bash. A live bash's rules
+// are fixed to the inodes it started with, and its stamps (one stat per
+// place) see a place replaced: so only a new bash needs this.
+func pinSpec(want sandbox.Spec) (spec sandbox.Spec, lost bool) {
+	if want.Policy == sandbox.Unsandboxed {
+		return want, false
+	}
+	spec = want
+	spec.Writable, spec.Own = pinned(want.Writable), pinned(want.Own)
+	return spec, len(spec.Writable) != len(want.Writable) || len(spec.Own) != len(want.Own)
 }
 
 // scratchDirs returns the allowed directories that lie directly in the
 // manager's ScratchDir.
 func (s *Shell) scratchDirs(allowed []string) []string {
-	if s.m.opts.ScratchDir == "" {
+	base := s.m.scratchBase()
+	if base == "" {
 		return nil
 	}
-	base := realPath(filepath.Clean(s.m.opts.ScratchDir))
 	var out []string
 	for _, p := range allowed {
 		if filepath.Dir(p) == base {
@@ -60,7 +84,7 @@ func (s *Shell) scratchDirs(allowed []string) []string {
 }
 
 // pinned returns the paths that still resolve to themselves (or, missing,
-// whose existing part does): see sandboxSpec.
+// whose existing part does): see pinSpec.
 func pinned(paths []string) []string {
 	out := make([]string, 0, len(paths))
 	for _, p := range paths {

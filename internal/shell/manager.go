@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/olly-agent/olly/internal/sandbox"
@@ -81,6 +84,7 @@ type Manager struct {
 	opts        ManagerOptions
 	roots       roots
 	caches      []string // SandboxSpec.Writable, resolved (pinned) when the manager was made
+	denyRead    []string // SandboxSpec.DenyRead and stateDir: every command's
 	shellPath   string
 	stateDir    string
 	artifactDir string
@@ -89,6 +93,9 @@ type Manager struct {
 	shlvl       string
 	boot        string // this boot's id, for RunDir records
 	selfStart   uint64 // olly's own start time, for RunDir records
+
+	// scratch is ScratchDir resolved, once it exists (scratchBase).
+	scratch atomic.Pointer[string]
 
 	mu      sync.Mutex
 	shells  map[string]*Shell
@@ -137,6 +144,10 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 	if m.stateDir, err = makeStateDir(); err != nil {
 		return nil, err
 	}
+	// Other sessions' shell state, and the other bash processes' folders
+	// of a session, are no command's business (clipped: a caller that
+	// appends gets a copy).
+	m.denyRead = slices.Clip(append(slices.Clone(opts.SandboxSpec.DenyRead), m.stateDir))
 	m.artifactDir = opts.ArtifactDir
 	if m.artifactDir == "" {
 		m.artifactDir, err = os.MkdirTemp("", "olly-artifacts-*")
@@ -149,6 +160,25 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 		return nil, fmt.Errorf("shell: create artifact directory: %w", err)
 	}
 	return m, nil
+}
+
+// scratchBase returns ScratchDir with symbolic links resolved ("" without
+// one). It is resolved until that succeeds (olly makes the folder at a
+// turn's start), then kept: it lies in olly's state folder, which the
+// sandbox protects from commands.
+func (m *Manager) scratchBase() string {
+	if m.opts.ScratchDir == "" {
+		return ""
+	}
+	if p := m.scratch.Load(); p != nil {
+		return *p
+	}
+	base := filepath.Clean(m.opts.ScratchDir)
+	if r, err := filepath.EvalSymlinks(base); err == nil {
+		m.scratch.Store(&r)
+		return r
+	}
+	return base
 }
 
 // makeStateDir creates the private directory the sessions' state files live

@@ -24,47 +24,81 @@ import (
 // stopped instead, and its state taken as when it is replaced.
 const saveWait = 5 * time.Second
 
-// pick makes s.proc a bash that can run a command under spec: the current
-// one; or the idle one, if it is of that sandbox (the current one then
-// waits idle in its place if it is the other sandboxed policy's); or a
-// new one.
-func (s *Shell) pick(spec sandbox.Spec, dir string) error {
+// pick makes s.proc a bash that can run a command that asks for the
+// sandbox want (wantSpec), and returns the spec that bash runs under: the
+// current one; or the idle one, if it is of that sandbox (the current one
+// then waits idle in its place if it is the other sandboxed policy's); or
+// a new one, under want pinned (pinSpec).
+func (s *Shell) pick(want sandbox.Spec, dir string) (sandbox.Spec, error) {
+	pin := pinning{want: want}
 	cur := s.proc
-	if cur != nil && usable(cur, spec) {
-		return nil
+	if cur != nil && fits(cur, &pin) {
+		return cur.spec, nil
 	}
 	s.proc = nil
 	var next *bashProc
-	if q := s.idle; q != nil && usable(q, spec) {
+	if q := s.idle; q != nil && fits(q, &pin) {
 		next, s.idle = q, nil
 	}
 	if cur != nil {
-		if parkable(cur, spec) && s.checkpoint(cur) {
+		if parkable(cur, want) && s.checkpoint(cur) {
 			s.dropIdle() // at most one idle bash
 			s.idle = cur
 		} else {
 			s.drop(cur, nil)
 		}
 	}
-	if q := s.idle; q != nil && (spec.Policy == sandbox.Unsandboxed || q.spec.Policy == spec.Policy) {
+	if q := s.idle; q != nil && (want.Policy == sandbox.Unsandboxed || q.spec.Policy == want.Policy) {
 		// Outside the sandbox one bash, as before; an idle bash of this
 		// policy that cannot run the command is stale.
 		s.dropIdle()
 	}
 	if next == nil {
+		spec, lost := pin.spec()
 		p, err := s.startProc(spec, dir)
 		if err != nil {
-			return err
+			return sandbox.Spec{}, err
 		}
+		p.want, p.pinLost = want, lost
 		next = p
 	}
 	s.proc = next
-	return nil
+	return next.spec, nil
 }
 
-// usable reports whether p can run a command under spec.
-func usable(p *bashProc, spec sandbox.Spec) bool {
-	return !p.dead() && !p.nestedStale && sameSpec(p.spec, spec) && !stampsChanged(p.stamps)
+// pinning is a command's wanted sandbox, pinned at most once (pinSpec
+// resolves every place: only a new bash, or a bash started for another
+// request, needs it).
+type pinning struct {
+	want   sandbox.Spec
+	pinned *sandbox.Spec
+	lost   bool
+}
+
+func (p *pinning) spec() (sandbox.Spec, bool) {
+	if p.pinned == nil {
+		spec, lost := pinSpec(p.want)
+		p.pinned, p.lost = &spec, lost
+	}
+	return *p.pinned, p.lost
+}
+
+// fits reports whether p can run a command that asks for pin.want. A bash
+// started for the same request, all of whose places were pinned then,
+// can, as long as its stamps hold: its rules are fixed to the inodes
+// it started with, and a place replaced since (by a link, or by another
+// directory) changes its stamp. Any other bash is compared with the
+// request pinned now, as a new bash would get it.
+func fits(p *bashProc, pin *pinning) bool {
+	if p.dead() || p.nestedStale {
+		return false
+	}
+	if p.pinLost || !sameSpec(p.want, pin.want) {
+		if spec, _ := pin.spec(); !sameSpec(p.spec, spec) {
+			return false
+		}
+	}
+	return !stampsChanged(p.stamps)
 }
 
 // parkable reports whether p, the current bash, may wait idle while a

@@ -47,7 +47,7 @@ func (s *Shell) prestart(opts RunOptions) {
 		return
 	}
 	s.markNestedStale()
-	_ = s.pick(s.sandboxSpec(opts.Policy, opts.Writable), s.cwd)
+	_, _ = s.pick(s.wantSpec(opts.Policy, opts.Writable), s.cwd)
 }
 
 // markNestedStale searches again for nested repositories in the places of

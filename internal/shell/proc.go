@@ -31,7 +31,11 @@ type bashProc struct {
 	cmd   *exec.Cmd
 	pid   int
 	start uint64       // clock ticks after boot
-	spec  sandbox.Spec // the spec asked for (without its own folder)
+	spec  sandbox.Spec // the spec it runs under, pinned (without its own folder)
+	// want is the request spec was pinned from (wantSpec); pinLost: the
+	// pinning dropped a place of it (see fits).
+	want    sandbox.Spec
+	pinLost bool
 	// dir is this bash's own state folder (request, output FIFOs, saved
 	// state, exit record): only this bash's spec may write it.
 	dir string

@@ -28,7 +28,8 @@ type run struct {
 	pump       *pump
 	fifo       string       // the output FIFO's path
 	hold       *os.File     // olly's own writer, so the FIFO has no early end
-	spec       sandbox.Spec // the sandbox it runs in
+	want       sandbox.Spec // the sandbox it asks for (wantSpec)
+	spec       sandbox.Spec // the sandbox it runs in (pinned)
 	started    bool         // bash sent B: the command began
 	done       *frame       // bash's D frame, when the command ended with bash alive
 	exit       *exitRecord  // what the EXIT trap recorded, when bash ended during it
@@ -48,11 +49,11 @@ func (s *Shell) start(command, dir string, policy sandbox.Policy, writable []str
 	if err := s.prepare(); err != nil {
 		return nil, err
 	}
-	spec := s.sandboxSpec(policy, writable)
+	want := s.wantSpec(policy, writable)
 	s.seq++
 	// The token's random part (crypto/rand) makes the next command's
 	// token unguessable from this one's OLLY_SHELL_RUN.
-	r := &run{token: fmt.Sprintf("%s.%d.%s", s.token, s.seq, newToken()), seq: s.seq, label: fileLabel(s.id), spec: spec}
+	r := &run{token: fmt.Sprintf("%s.%d.%s", s.token, s.seq, newToken()), seq: s.seq, label: fileLabel(s.id), want: want}
 	r.live = startLive(onOutput, s.m.opts.LiveInterval)
 	r.capture = newCapture(s.m.opts.MaxOutputBytes, s.m.opts.Limits, s.m.artifactDir, r.pattern("out"), r.live)
 	for attempt := 0; ; attempt++ {
@@ -74,9 +75,11 @@ func (s *Shell) start(command, dir string, policy sandbox.Policy, writable []str
 // the command. A bash that is found dead, or that dies before it began the
 // command, is replaced (errNotStarted: the caller tries once more).
 func (s *Shell) send(r *run, command, dir string) error {
-	if err := s.pick(r.spec, dir); err != nil {
+	spec, err := s.pick(r.want, dir)
+	if err != nil {
 		return err
 	}
+	r.spec = spec
 	r.proc, r.pid, r.startTicks = s.proc, s.proc.pid, s.proc.start
 	if filepath.Dir(r.fifo) != s.proc.dir {
 		if err := s.openOutput(r); err != nil {

@@ -50,9 +50,15 @@ func stampsFor(spec sandbox.Spec, grants []sandbox.Grant, home string) []*dirSta
 	if home != "" {
 		watched = append(watched, home)
 	}
+	// Each watched place as given and resolved, once (not once per grant).
+	for _, w := range slices.Clone(watched) {
+		if r := realPath(w); r != w {
+			watched = append(watched, r)
+		}
+	}
 	var out []*dirStamp
 	for _, g := range grants {
-		if g.Access == sandbox.List && slices.ContainsFunc(watched, func(w string) bool { return within(w, g.Path) || within(realPath(w), g.Path) }) {
+		if g.Access == sandbox.List && slices.ContainsFunc(watched, func(w string) bool { return within(w, g.Path) }) {
 			st := stamp(g.Path)
 			st.entries = listEntries(g.Path)
 			out = append(out, &st)

@@ -3,6 +3,7 @@ package shell
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,5 +175,85 @@ func TestLinkedStateFolderStillWorks(t *testing.T) {
 	res := mustRun(t, sh, `echo "carried=$CARRIED"`, RunOptions{Policy: sandbox.ReadOnly})
 	if !strings.Contains(res.Output, "carried=yes") {
 		t.Fatalf("the state did not carry over: %s", res.Text())
+	}
+}
+
+// TestSwappedPlaceNotGrantedToNewBash: a live bash started for the same
+// request is reused without resolving its places again (fits); once a
+// place is replaced by a link, the bash that replaces it (the stamps see
+// another inode) is started under the request pinned again, without that
+// place: whether the live bash was current or waited idle meanwhile.
+func TestSwappedPlaceNotGrantedToNewBash(t *testing.T) {
+	for _, idle := range []bool{false, true} {
+		t.Run(map[bool]string{false: "current", true: "idle"}[idle], func(t *testing.T) {
+			m, _, _, _ := sandboxed(t)
+			sh := m.Session("s1")
+			parent, _ := filepath.EvalSymlinks(t.TempDir())
+			inner := filepath.Join(parent, "inner")
+			if err := os.Mkdir(inner, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			target := swapTarget(t)
+			opts := RunOptions{Writable: []string{parent, inner}}
+			first := mustRun(t, sh, `echo $$ > "`+inner+`/f"`, opts)
+			if first.ExitCode != 0 {
+				t.Fatalf("the allowed directory is not writable: %s", first.Text())
+			}
+			started := sh.proc
+			if again := mustRun(t, sh, "true", opts); again.ExitCode != 0 || sh.proc != started {
+				t.Fatalf("the live bash was not reused for the same request (the fast path is not exercised): %s", again.Text())
+			}
+			if idle {
+				// Replaced while its bash waits idle (by a job an earlier
+				// command left running, say).
+				mustRun(t, sh, "true", RunOptions{Policy: sandbox.ReadOnly})
+				if sh.idle != started {
+					t.Fatalf("the workspace-write bash is not waiting idle")
+				}
+				if err := os.RemoveAll(inner); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(target, inner); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				swapForLink(t, sh, inner, target, opts)
+			}
+			mustRun(t, sh, "true", opts)
+			if sh.proc == started {
+				t.Fatalf("the bash whose allowed directory was replaced by a link still runs commands")
+			}
+			if slices.Contains(sh.proc.spec.Writable, inner) || !sh.proc.pinLost {
+				t.Fatalf("the new bash was granted %s, now a link to %s: %q", inner, target, sh.proc.spec.Writable)
+			}
+			noWriteThrough(t, sh, inner, target, opts)
+		})
+	}
+}
+
+// TestPlaceUnpinnedThenRealIsGranted: a place that did not resolve to
+// itself when the bash started (dropped) is granted by the bash that
+// follows once it does: a bash that lost a place is not reused for the
+// same request without pinning it again.
+func TestPlaceUnpinnedThenRealIsGranted(t *testing.T) {
+	m, _, _, _ := sandboxed(t)
+	sh := m.Session("s1")
+	parent, _ := filepath.EvalSymlinks(t.TempDir())
+	inner := filepath.Join(parent, "inner")
+	if err := os.Symlink(t.TempDir(), inner); err != nil {
+		t.Fatal(err)
+	}
+	opts := RunOptions{Writable: []string{inner}}
+	if res := mustRun(t, sh, `echo x > "`+inner+`/f"`, opts); res.ExitCode == 0 {
+		t.Fatalf("a place that is a link was writable: %s", res.Text())
+	}
+	if err := os.Remove(inner); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(inner, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if res := mustRun(t, sh, `echo x > "`+inner+`/f"`, opts); res.ExitCode != 0 {
+		t.Fatalf("the place, a real directory now, is not writable: %s", res.Text())
 	}
 }
