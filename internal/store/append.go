@@ -131,10 +131,12 @@ func (s *Store) enqueue(ctx context.Context, rec *EventRecord, pinned bool, done
 	}
 	h := s.qheads[rec.Session]
 	if h == nil {
-		var err error
-		if h, err = s.storedHead(ctx, rec.Session); err != nil {
-			s.qmu.Unlock()
-			return fmt.Errorf("append %s to session %s: %w", rec.Type, rec.Session, classify(s.file, err))
+		if h = s.knownHead(rec.Session); h == nil {
+			var err error
+			if h, err = s.storedHead(ctx, rec.Session); err != nil {
+				s.qmu.Unlock()
+				return fmt.Errorf("append %s to session %s: %w", rec.Type, rec.Session, classify(s.file, err))
+			}
 		}
 		s.qheads[rec.Session] = h
 	}
@@ -171,10 +173,51 @@ func (s *Store) wakeCommitter() {
 	}
 }
 
+// headTrust is how long after this process committed to a session it
+// takes its own record of where the session's log ends (knownHead) instead
+// of reading it. Reading it cost a query whose pages the commit had just
+// invalidated, on every agent step (the first event after each commit).
+// Another process appending to the session inside this window makes the
+// events queued here from the stale position fail with ErrConflict (as
+// they do when it appends between the read and the commit); after it the
+// log is read again.
+const headTrust = 250 * time.Millisecond
+
+// knownHead is a session's log position as this process's last commit to
+// it left it.
+type knownHead struct {
+	last int64     // the last event stored, which is also the leaf
+	at   time.Time // when the commit ended (monotonic)
+}
+
+// knownHead returns where the session's next event goes according to this
+// process's own last commit to it, or nil when that is unknown or older
+// than headTrust. s.qmu is held.
+func (s *Store) knownHead(session string) *queuedHead {
+	k, ok := s.known[session]
+	if !ok {
+		return nil
+	}
+	if time.Since(k.at) >= s.headTrust {
+		delete(s.known, session)
+		return nil
+	}
+	return &queuedHead{last: k.last, leaf: k.last}
+}
+
+// forgetHead drops what this process knows of the session's log end: for
+// writes other than appends that move it (SetLeaf, DeleteSession).
+func (s *Store) forgetHead(session string) {
+	s.qmu.Lock()
+	delete(s.known, session)
+	s.qmu.Unlock()
+}
+
 // storedHead reads the session's committed leaf and last seq. With nothing
 // of the session queued in this process, that is where its next event goes
 // (unless another process appends first: writeBatch checks).
 func (s *Store) storedHead(ctx context.Context, session string) (*queuedHead, error) {
+	s.headReads.Add(1)
 	h := &queuedHead{}
 	err := s.stmts.readHeadR.QueryRowContext(ctx, session).Scan(&h.leaf, &h.last)
 	if errors.Is(err, sql.ErrNoRows) {

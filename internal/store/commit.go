@@ -158,7 +158,9 @@ func (s *Store) commitBatch(batch []*appendReq) int {
 	err := classify(s.file, s.writeBatch(batch))
 	s.commits.Add(1) // read by benchmarks
 	stored, searchable, size := false, 0, 0
+	now := time.Now()
 	s.qmu.Lock()
+	s.pruneKnown(now)
 	for _, r := range batch {
 		if r.rec == nil {
 			continue
@@ -168,15 +170,19 @@ func (s *Store) commitBatch(batch []*appendReq) int {
 		}
 		if h := s.qheads[r.rec.Session]; h != nil {
 			if h.queued--; h.queued == 0 {
-				delete(s.qheads, r.rec.Session) // the next append reads the stored head
+				delete(s.qheads, r.rec.Session) // the next append starts from known or the stored head
 			}
 		}
 		if r.err != nil {
+			delete(s.known, r.rec.Session) // where the log ends is read again
 			if !r.pinned {
 				r.rec.Seq, r.rec.ParentSeq, r.rec.At = 0, 0, time.Time{}
 			}
 			continue
 		}
+		// The session's log ends here as far as this process knows: the
+		// last of its events in the batch decides.
+		s.known[r.rec.Session] = knownHead{last: r.rec.Seq, at: now}
 		stored = true
 		size += len(r.rec.Payload) + len(r.rec.Text) + 64
 		s.appended.Add(1)
@@ -195,11 +201,45 @@ func (s *Store) commitBatch(batch []*appendReq) int {
 	return searchable
 }
 
+// pruneKnown drops the known heads too old to be used, once there are
+// more than a few: a process appending to many sessions over its life
+// keeps only the recent ones. s.qmu is held.
+func (s *Store) pruneKnown(now time.Time) {
+	if len(s.known) <= 64 {
+		return
+	}
+	for id, k := range s.known {
+		if now.Sub(k.at) >= s.headTrust {
+			delete(s.known, id)
+		}
+	}
+}
+
 // head is a session's log position inside one batch.
 type head struct {
 	last, leaf int64
-	at         int64
+	at         int64 // the time of the batch's last event of the session
+	updated    int64 // the session's stored updated_at
 	dirty      bool
+}
+
+// updatedGrain: a commit moves a session's updated_at to the time of its
+// last event only when that is at least this much later than the stored
+// value (or earlier: the clock went back). The column is in two indexes,
+// so moving it writes three pages instead of one; a session's updated_at
+// therefore trails its last event by less than this while it runs.
+const updatedGrain = 1000 // milliseconds
+
+// moveLeaf records the session's new leaf, and its new updated_at when it
+// moved enough (updatedGrain).
+func (s *Store) moveLeaf(ctx context.Context, tx *sql.Tx, id string, h *head) error {
+	var err error
+	if d := h.at - h.updated; d >= 0 && d < updatedGrain {
+		_, err = tx.StmtContext(ctx, s.stmts.moveLeafOnly).ExecContext(ctx, h.leaf, id)
+	} else {
+		_, err = tx.StmtContext(ctx, s.stmts.moveLeaf).ExecContext(ctx, h.leaf, h.at, id)
+	}
+	return err
 }
 
 // writeBatch stores the batch's events in one transaction, in order. Each
@@ -264,7 +304,7 @@ func (s *Store) writeBatch(batch []*appendReq) error {
 		if !h.dirty {
 			continue
 		}
-		if _, err := tx.StmtContext(ctx, s.stmts.moveLeaf).ExecContext(ctx, h.leaf, h.at, id); err != nil {
+		if err := s.moveLeaf(ctx, tx, id, h); err != nil {
 			return err
 		}
 	}
@@ -282,7 +322,7 @@ func hasRecords(batch []*appendReq) bool {
 
 func readHead(ctx context.Context, stmt *sql.Stmt, session string) (*head, error) {
 	h := &head{}
-	err := stmt.QueryRowContext(ctx, session).Scan(&h.leaf, &h.last)
+	err := stmt.QueryRowContext(ctx, session).Scan(&h.leaf, &h.last, &h.updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
@@ -292,11 +332,16 @@ func readHead(ctx context.Context, stmt *sql.Stmt, session string) (*head, error
 const readHeadSQL = `SELECT leaf_seq,
 	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id) FROM sessions WHERE id = ?`
 
+// readHeadTxSQL is readHeadSQL with the session's updated_at, for the
+// commit (moveLeaf).
+const readHeadTxSQL = `SELECT leaf_seq,
+	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id), updated_at FROM sessions WHERE id = ?`
+
 // appendStmts are the append path's statements, prepared once on the
 // writer connection: preparing the insert compiles its search-index
 // triggers, which costs more than running it.
 type appendStmts struct {
-	insertEvent, readHead, moveLeaf *sql.Stmt
+	insertEvent, readHead, moveLeaf, moveLeafOnly *sql.Stmt
 	// readHeadR is readHead on the readers: where a session's next queued
 	// event goes, read without waiting for the writer.
 	readHeadR *sql.Stmt
@@ -314,8 +359,9 @@ func (s *Store) prepareAppend(ctx context.Context) error {
 	}
 	s.stmts.insertEvent = prep(`INSERT INTO events
 		(session_id, seq, parent_seq, turn, type, payload, text, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-	s.stmts.readHead = prep(readHeadSQL)
+	s.stmts.readHead = prep(readHeadTxSQL)
 	s.stmts.moveLeaf = prep(`UPDATE sessions SET leaf_seq = ?, updated_at = ? WHERE id = ?`)
+	s.stmts.moveLeafOnly = prep(`UPDATE sessions SET leaf_seq = ? WHERE id = ?`)
 	if err != nil {
 		return s.openErr(fmt.Errorf("prepare statements: %w", err))
 	}
@@ -323,7 +369,7 @@ func (s *Store) prepareAppend(ctx context.Context) error {
 }
 
 func (st *appendStmts) close() {
-	for _, x := range []*sql.Stmt{st.insertEvent, st.readHead, st.moveLeaf, st.readHeadR} {
+	for _, x := range []*sql.Stmt{st.insertEvent, st.readHead, st.moveLeaf, st.moveLeafOnly, st.readHeadR} {
 		if x != nil {
 			x.Close()
 		}

@@ -235,6 +235,9 @@ func (s *Store) SetLeaf(ctx context.Context, session string, seq int64) error {
 	if err := s.Flush(ctx); err != nil {
 		return fmt.Errorf("%s: %w", op, err)
 	}
+	// The next append reads the moved leaf, not this process's record of
+	// its last commit.
+	defer s.forgetHead(session)
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(s.file, fmt.Errorf("%s: %w", op, err))

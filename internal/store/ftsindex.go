@@ -10,13 +10,16 @@ import (
 // Full-text indexing runs behind the append path, on the committer
 // goroutine (the one writer connection), in batches: FTS5 writes a new
 // segment per statement, and indexing each event in its own transaction
-// cost two thirds of an append. The index may lag the log by a few
-// milliseconds; Search indexes everything pending before it looks, so a
+// cost two thirds of an append. The index may lag the log by up to
+// ftsDelay; Search indexes everything pending before it looks, so a
 // search always sees every event appended before it, from any process.
 const (
 	// ftsDelay is how long appended text may wait before it is indexed
-	// when nobody searches.
-	ftsDelay = 50 * time.Millisecond
+	// when nobody searches. Nothing but a search reads the index, and it
+	// catches it up first, so the lag is invisible; a longer one means
+	// fewer, larger index commits (at 50 ms a fast agent turn paid one
+	// every ten steps).
+	ftsDelay = time.Second
 	// ftsBacklog indexes at once when this many events are waiting.
 	ftsBacklog = 2048
 )

@@ -343,6 +343,7 @@ func (s *Store) LatestSession(ctx context.Context, workspace string) (*Session, 
 // Forks of the session keep their events and lose only the link to it.
 func (s *Store) DeleteSession(ctx context.Context, id string) error {
 	op := "delete session " + id
+	defer s.forgetHead(id)
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return classify(s.file, fmt.Errorf("%s: %w", op, err))

@@ -101,10 +101,15 @@ type Store struct {
 
 	// The append queue (append.go): what the committer commits next, and
 	// each session's position after its queued events.
-	qmu     sync.Mutex
-	queue   []*appendReq
-	qheads  map[string]*queuedHead
-	qclosed bool
+	qmu    sync.Mutex
+	queue  []*appendReq
+	qheads map[string]*queuedHead
+	// known: where each session's log ended after this process's last
+	// commit to it, and when (append.go: knownHead).
+	known     map[string]knownHead
+	headTrust time.Duration // headTrust; tests change it
+	headReads atomic.Int64  // storedHead queries (for tests)
+	qclosed   bool
 	// qurgent: something queued must not wait (Append, Flush).
 	qurgent bool
 
@@ -134,6 +139,8 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		cpWake:     make(chan struct{}, 1),
 		cpBytes:    defaultCheckpointBytes,
 		qheads:     map[string]*queuedHead{},
+		known:      map[string]knownHead{},
+		headTrust:  headTrust,
 		ftsCh:      make(chan *ftsReq),
 		quit:       make(chan struct{}),
 		watchers:   map[chan struct{}]struct{}{},
