@@ -49,6 +49,9 @@ type requestBuilder struct {
 	// sub-agent, whose compaction is of its own conversation): the
 	// PreCompact hooks, and the next turn's SessionStart source.
 	hooks any
+	// encoded keeps the wire encoding of the messages sent, so that each
+	// is encoded once per run, not once per iteration (llm.EncodeCache).
+	encoded *llm.EncodeCache
 }
 
 // textDialect is the dialect text tool calls are read with first: the
@@ -78,6 +81,7 @@ func (r *run) bindRequests() {
 	b := &r.req
 	b.a, b.t, b.cfg, b.cs, b.model = r.a, r.t, &r.cfg, &r.cs, r.model
 	b.emit, b.system = r.emit, r.systemMessage
+	b.encoded = new(llm.EncodeCache)
 	if r.depth == 0 {
 		b.hooks = r.env.Hooks
 	}
@@ -96,7 +100,7 @@ func (b *requestBuilder) request() *llm.ChatRequest {
 	// truncate false: a prompt over num_ctx is refused (and compacted,
 	// compact.go), never cut silently by the server.
 	req := &llm.ChatRequest{Model: b.model, Messages: msgs, Think: b.think, KeepAlive: b.cfg.KeepAlive, Truncate: llm.Ptr(false),
-		Options: llm.Options{NumCtx: llm.Ptr(b.cs.numCtx), Temperature: llm.Ptr(b.cfg.Temperature)}}
+		Options: llm.Options{NumCtx: llm.Ptr(b.cs.numCtx), Temperature: llm.Ptr(b.cfg.Temperature)}, Cache: b.encoded}
 	if b.cfg.MaxTokens > 0 {
 		req.Options.NumPredict = llm.Ptr(b.cfg.MaxTokens)
 	}

@@ -85,6 +85,10 @@ type ChatRequest struct {
 	// done silently). False makes it refuse the request with a 400
 	// instead. The OpenAI dialect has no such field.
 	Truncate *bool
+	// Cache, when set, keeps the encoding of the messages for the next
+	// request of the same conversation (see EncodeCache); it changes
+	// nothing in what is sent.
+	Cache *EncodeCache
 }
 
 // GenerateRequest is one raw completion request, used for fill-in-the-middle

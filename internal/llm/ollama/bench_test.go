@@ -3,6 +3,7 @@ package ollama_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -62,3 +63,22 @@ func BenchmarkChatStream(b *testing.B) { benchChat(b, tokenStream(50<<20)) }
 
 // BenchmarkChatStreamToolCall decodes one 50 MB tool-call line.
 func BenchmarkChatStreamToolCall(b *testing.B) { benchChat(b, toolCallStream(50<<20)) }
+
+// stepResponse is an agent step's answer: a tool call, then the final
+// chunk with the counts.
+const stepResponse = `{"model":"qwen3:8b","created_at":"2025-06-01T12:00:00Z","message":{"role":"assistant","content":"","tool_calls":[{"id":"call_9","function":{"index":0,"name":"read_file","arguments":{"path":"internal/x/f.go"}}}]},"done":false}
+{"model":"qwen3:8b","created_at":"2025-06-01T12:00:01Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":1,"load_duration":1,"prompt_eval_count":1,"prompt_eval_duration":1,"eval_count":1,"eval_duration":1}
+`
+
+// BenchmarkRequest is one agent iteration's request and answer over
+// loopback HTTP at a conversation of 20 and 200 messages, the body encoded
+// whole (plain) or from the conversation's cache.
+func BenchmarkRequest(b *testing.B) {
+	for _, n := range []int{20, 200} {
+		for _, cached := range []bool{false, true} {
+			b.Run(fmt.Sprintf("messages=%d/cached=%v", n, cached), func(b *testing.B) {
+				wiretest.BenchRoundTrip(b, "application/x-ndjson", []byte(stepResponse), func(url string) (llm.Provider, error) { return ollama.New(url) }, n, cached)
+			})
+		}
+	}
+}

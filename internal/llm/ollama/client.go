@@ -83,7 +83,7 @@ func parseError(body []byte) (wire.ServerError, bool) {
 
 // Chat starts a streamed chat completion on /api/chat.
 func (c *Client) Chat(ctx context.Context, req *llm.ChatRequest) (llm.Stream[llm.ChatChunk], error) {
-	call := &wire.Call{Method: http.MethodPost, Path: "/api/chat", Model: req.Model, Body: newChatRequest(req), Accept: "application/x-ndjson"}
+	call := &wire.Call{Method: http.MethodPost, Path: "/api/chat", Model: req.Model, Body: chatBody(req), Accept: "application/x-ndjson"}
 	return wire.OpenStream(ctx, &c.w, call, newChatStream)
 }
 

@@ -14,6 +14,11 @@ type chatRequest struct {
 	Model    string      `json:"model"`
 	Messages []message   `json:"messages"`
 	Tools    []wire.Tool `json:"tools,omitempty"`
+	chatRest
+}
+
+// chatRest is what a chat body sends after its tools (wire.ChatBody.Rest).
+type chatRest struct {
 	// Truncate false makes Ollama refuse a prompt longer than num_ctx
 	// instead of silently dropping its oldest messages.
 	Truncate *bool `json:"truncate,omitempty"`
@@ -78,17 +83,32 @@ type toolFunction struct {
 
 func newChatRequest(r *llm.ChatRequest) *chatRequest {
 	out := &chatRequest{
-		Model:      r.Model,
-		Messages:   make([]message, len(r.Messages)),
-		Tools:      wire.Tools(r.Tools),
-		Truncate:   r.Truncate,
-		generation: newGeneration(r.Think, r.Format, r.Options, r.KeepAlive),
+		Model:    r.Model,
+		Messages: make([]message, len(r.Messages)),
+		Tools:    wire.Tools(r.Tools),
+		chatRest: newChatRest(r),
 	}
 	for i, m := range r.Messages {
 		out.Messages[i] = newMessage(m)
 	}
 	return out
 }
+
+func newChatRest(r *llm.ChatRequest) chatRest {
+	return chatRest{Truncate: r.Truncate, generation: newGeneration(r.Think, r.Format, r.Options, r.KeepAlive)}
+}
+
+// chatBody is the body of a chat request: with a cache, assembled from
+// the messages' kept encodings (wire.ChatBody), the same bytes.
+func chatBody(r *llm.ChatRequest) any {
+	if r.Cache == nil {
+		return newChatRequest(r)
+	}
+	return &wire.ChatBody{Dialect: Dialect, Model: r.Model, Messages: r.Messages, Tools: r.Tools,
+		Message: encodeMessage, Rest: newChatRest(r), Cache: r.Cache}
+}
+
+func encodeMessage(m llm.Message) any { return newMessage(m) }
 
 func newGenerateRequest(r *llm.GenerateRequest) *generateRequest {
 	return &generateRequest{

@@ -149,7 +149,7 @@ func codeText(raw json.RawMessage) string {
 
 // Chat starts a streamed chat completion on /v1/chat/completions.
 func (c *Client) Chat(ctx context.Context, req *llm.ChatRequest) (llm.Stream[llm.ChatChunk], error) {
-	call := &wire.Call{Method: http.MethodPost, Path: "/v1/chat/completions", Model: req.Model, Body: newChatRequest(req), Accept: "text/event-stream"}
+	call := &wire.Call{Method: http.MethodPost, Path: "/v1/chat/completions", Model: req.Model, Body: chatBody(req), Accept: "text/event-stream"}
 	return wire.OpenStream(ctx, &c.w, call, newChatStream)
 }
 

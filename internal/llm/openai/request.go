@@ -34,6 +34,11 @@ type chatRequest struct {
 	Model    string      `json:"model"`
 	Messages []message   `json:"messages"`
 	Tools    []wire.Tool `json:"tools,omitempty"`
+	chatRest
+}
+
+// chatRest is what a chat body sends after its tools (wire.ChatBody.Rest).
+type chatRest struct {
 	sampling
 	ResponseFormat     json.RawMessage `json:"response_format,omitempty"`
 	ReasoningEffort    string          `json:"reasoning_effort,omitempty"`
@@ -87,16 +92,23 @@ type toolFunction struct {
 
 func newChatRequest(r *llm.ChatRequest) *chatRequest {
 	out := &chatRequest{
-		Model:          r.Model,
-		Messages:       make([]message, len(r.Messages)),
-		Tools:          wire.Tools(r.Tools),
+		Model:    r.Model,
+		Messages: make([]message, len(r.Messages)),
+		Tools:    wire.Tools(r.Tools),
+		chatRest: newChatRest(r),
+	}
+	for i, m := range r.Messages {
+		out.Messages[i] = newMessage(m)
+	}
+	return out
+}
+
+func newChatRest(r *llm.ChatRequest) chatRest {
+	out := chatRest{
 		sampling:       samplingOf(r.Options),
 		ResponseFormat: responseFormat(r.Format),
 		Stream:         true,
 		StreamOptions:  streamOptions{IncludeUsage: true},
-	}
-	for i, m := range r.Messages {
-		out.Messages[i] = newMessage(m)
 	}
 	// Reasoning: a level goes as OpenAI's reasoning_effort; on/off goes as
 	// the chat-template switch llama.cpp and vLLM pass to templates that
@@ -109,6 +121,18 @@ func newChatRequest(r *llm.ChatRequest) *chatRequest {
 	}
 	return out
 }
+
+// chatBody is the body of a chat request: with a cache, assembled from
+// the messages' kept encodings (wire.ChatBody), the same bytes.
+func chatBody(r *llm.ChatRequest) any {
+	if r.Cache == nil {
+		return newChatRequest(r)
+	}
+	return &wire.ChatBody{Dialect: Dialect, Model: r.Model, Messages: r.Messages, Tools: r.Tools,
+		Message: encodeMessage, Rest: newChatRest(r), Cache: r.Cache}
+}
+
+func encodeMessage(m llm.Message) any { return newMessage(m) }
 
 func newCompletionRequest(r *llm.GenerateRequest) *completionRequest {
 	return &completionRequest{

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -43,7 +42,8 @@ type Call struct {
 	Path string
 	// Model is the model the request is for, reported in errors.
 	Model string
-	// Body is encoded as JSON; nil sends no body.
+	// Body is encoded as JSON, or encodes itself (BodyEncoder); nil
+	// sends no body.
 	Body any
 	// Accept is the Accept header; empty means application/json.
 	Accept string
@@ -92,7 +92,7 @@ func (c *Client) ReadErr(ctx context.Context, call *Call, err error) *llm.Error 
 // half-way is never replayed, because its first half already reached the
 // person.
 func (c *Client) Open(ctx context.Context, call *Call) (*http.Response, error) {
-	body, err := encode(call.Body)
+	body, err := Encode(call.Body)
 	if err != nil {
 		return nil, c.Err(call, llm.KindBadRequest, 0, "", fmt.Errorf("encode request: %w", err))
 	}
@@ -114,7 +114,7 @@ func (c *Client) Open(ctx context.Context, call *Call) (*http.Response, error) {
 // JSON sends call and decodes the whole 2xx body into out. Here a body
 // that breaks off is retried too: nothing of it has reached the caller.
 func (c *Client) JSON(ctx context.Context, call *Call, out any) error {
-	body, err := encode(call.Body)
+	body, err := Encode(call.Body)
 	if err != nil {
 		return c.Err(call, llm.KindBadRequest, 0, "", fmt.Errorf("encode request: %w", err))
 	}
@@ -141,26 +141,18 @@ func (c *Client) JSON(ctx context.Context, call *Call, out any) error {
 	return err
 }
 
-func encode(v any) ([]byte, error) {
-	if v == nil {
-		return nil, nil
-	}
-	return json.Marshal(v)
-}
-
 // attempt makes one request. A non-2xx response is read, closed and turned
 // into an error. A 2xx response's body is watched for silence (see
 // timeout.go); closing it releases the attempt.
-func (c *Client) attempt(ctx context.Context, call *Call, body []byte) (*http.Response, error) {
-	var rd io.Reader
-	if body != nil {
-		rd = bytes.NewReader(body)
-	}
+func (c *Client) attempt(ctx context.Context, call *Call, body Pieces) (*http.Response, error) {
 	actx, cancel, headers := c.attemptContext(ctx)
-	req, err := http.NewRequestWithContext(actx, call.Method, c.BaseURL+call.Path, rd)
+	req, err := http.NewRequestWithContext(actx, call.Method, c.BaseURL+call.Path, nil)
 	if err != nil {
 		cancel(nil)
 		return nil, c.Err(call, llm.KindBadRequest, 0, "", err)
+	}
+	if body != nil {
+		setBody(req, body)
 	}
 	c.setHeaders(req, call, body != nil)
 	resp, err := c.HTTP.Do(req)

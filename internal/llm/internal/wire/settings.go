@@ -1,8 +1,11 @@
 package wire
 
 import (
+	"context"
+	"io"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -66,11 +69,35 @@ func NewClient[O ~func(*Settings)](baseURL string, spec Spec, opts []O) (Client,
 func transport(connect time.Duration) http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
-	t.DialContext = d.DialContext
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return copyConn{c}, nil
+	}
 	// A request body (the JSON of the conversation) up to this size goes
-	// through the connection's write buffer; a larger one is copied with
-	// a new 32 KiB buffer per request (net/http hides the body's WriterTo).
-	// Connections are reused (Body.drain), so this is allocated once.
+	// through the connection's write buffer; the rest of a larger one is
+	// copied through a pooled buffer (copyConn). Connections are reused
+	// (Body.drain), so this is allocated once.
 	t.WriteBufferSize = 64 << 10
 	return t
 }
+
+// copyConn is a connection whose ReadFrom copies through a pooled buffer.
+// The transport hands the part of a request body that does not fit its
+// write buffer to the connection's ReadFrom; net.TCPConn's (which can only
+// splice from sockets and files, not from a body) then allocated a new
+// 32 KiB buffer for every request.
+type copyConn struct{ net.Conn }
+
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+func (c copyConn) ReadFrom(r io.Reader) (int64, error) {
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	return io.CopyBuffer(writerOnly{c.Conn}, r, *bp)
+}
+
+// writerOnly hides a writer's ReadFrom from io.CopyBuffer.
+type writerOnly struct{ io.Writer }

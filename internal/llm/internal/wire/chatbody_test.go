@@ -1,0 +1,145 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/olly-agent/olly/internal/llm"
+)
+
+type testMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+type testRest struct {
+	Stream bool `json:"stream"`
+}
+
+func testBody(dialect string, cache *llm.EncodeCache, msgs ...llm.Message) *ChatBody {
+	conv := func(m llm.Message) any { return testMessage{Role: string(m.Role), Content: m.Content} }
+	if dialect == "upper" {
+		conv = func(m llm.Message) any { return testMessage{Role: "U" + string(m.Role), Content: m.Content} }
+	}
+	return &ChatBody{Dialect: dialect, Model: "m", Messages: msgs, Message: conv, Rest: testRest{Stream: true}, Cache: cache}
+}
+
+func encodeString(t *testing.T, b *ChatBody) string {
+	t.Helper()
+	p, err := b.EncodeBody()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(p.Bytes())
+}
+
+// TestChatBodyPiecesStay: what one request's body is made of is never
+// written again, whatever the next request changes (the transport may
+// still be sending it).
+func TestChatBodyPiecesStay(t *testing.T) {
+	cache := new(llm.EncodeCache)
+	a, b, c := llm.Message{Role: "user", Content: "a"}, llm.Message{Role: "assistant", Content: "b"}, llm.Message{Role: "user", Content: "c"}
+	first, err := testBody("d", cache, a, b, c).EncodeBody()
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshot := string(first.Bytes())
+	for _, msgs := range [][]llm.Message{{a, c}, {a}, {c, b, a, a}, {a, b, c, c}} {
+		_ = encodeString(t, testBody("d", cache, msgs...))
+	}
+	if got := string(first.Bytes()); got != snapshot {
+		t.Fatalf("the first body changed under later requests:\n%s\nwas\n%s", got, snapshot)
+	}
+	const want = `{"model":"m","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"},{"role":"user","content":"c"}],"stream":true}`
+	if snapshot != want {
+		t.Fatalf("body\n%s\nwant\n%s", snapshot, want)
+	}
+}
+
+// TestChatBodyDialects: a cache used by another dialect is not read.
+func TestChatBodyDialects(t *testing.T) {
+	cache := new(llm.EncodeCache)
+	m := llm.Message{Role: "user", Content: "x"}
+	if got := encodeString(t, testBody("d", cache, m)); !bytes.Contains([]byte(got), []byte(`"role":"user"`)) {
+		t.Fatal(got)
+	}
+	if got := encodeString(t, testBody("upper", cache, m)); !bytes.Contains([]byte(got), []byte(`"role":"Uuser"`)) {
+		t.Fatalf("the other dialect's encoding was reused: %s", got)
+	}
+}
+
+// TestChatBodyConcurrent: a cache shared by goroutines (which it should
+// not be, but may) still gives every request its own messages.
+func TestChatBodyConcurrent(t *testing.T) {
+	cache := new(llm.EncodeCache)
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			m := llm.Message{Role: "user", Content: string(rune('a' + i))}
+			want, _ := json.Marshal(testMessage{Role: "user", Content: m.Content})
+			for range 50 {
+				if got := encodeString(t, testBody("d", cache, m, m)); !bytes.Contains([]byte(got), want) {
+					t.Errorf("%s lacks %s", got, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestChatBodyBadRest: Rest that is not an object with members is an
+// error, not a broken body.
+func TestChatBodyBadRest(t *testing.T) {
+	b := testBody("d", new(llm.EncodeCache), llm.Message{Role: "user"})
+	for _, rest := range []any{struct{}{}, 1, nil} {
+		b.Rest = rest
+		if _, err := b.EncodeBody(); err == nil {
+			t.Errorf("Rest %#v: no error", rest)
+		}
+	}
+}
+
+// TestPiecesBody: a pieces body reads back whole through any buffer size,
+// and GetBody starts it again.
+func TestPiecesBody(t *testing.T) {
+	p := Pieces{[]byte("ab"), nil, []byte("c"), []byte(""), []byte("defgh")}
+	for _, size := range []int{1, 2, 3, 100} {
+		r := &piecesReader{p: p}
+		var out []byte
+		buf := make([]byte, size)
+		for {
+			n, err := r.Read(buf)
+			out = append(out, buf[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if string(out) != "abcdefgh" {
+			t.Errorf("buffer %d: %q", size, out)
+		}
+	}
+	req, _ := http.NewRequest(http.MethodPost, "http://x/", nil)
+	setBody(req, p)
+	if req.ContentLength != 8 {
+		t.Errorf("ContentLength %d", req.ContentLength)
+	}
+	for range 2 {
+		rc, _ := req.GetBody()
+		if b, _ := io.ReadAll(rc); string(b) != "abcdefgh" {
+			t.Errorf("GetBody: %q", b)
+		}
+	}
+	empty, _ := http.NewRequest(http.MethodPost, "http://x/", nil)
+	setBody(empty, Pieces{nil})
+	if empty.Body != http.NoBody || empty.ContentLength != 0 {
+		t.Error("an empty body is not NoBody")
+	}
+}
