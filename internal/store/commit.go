@@ -249,18 +249,21 @@ func (s *Store) moveLeaf(ctx context.Context, tx *sql.Tx, id string, h *head) er
 // ErrConflict. A record for a missing session fails alone (r.err); any
 // other error fails the whole batch, and nothing of it is stored.
 func (s *Store) writeBatch(batch []*appendReq) error {
-	if !hasRecords(batch) {
+	n := countRecords(batch)
+	if n == 0 {
 		return nil
 	}
 	// Not the callers' contexts: one caller giving up must not abort the
 	// others' commit.
 	ctx := context.Background()
+	if err := s.prepareInserts(ctx, n); err != nil {
+		return err
+	}
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer rollback(tx)
-	insert := tx.StmtContext(ctx, s.stmts.insertEvent)
 	heads := make(map[string]*head, 1)
 	for _, r := range batch {
 		rec := r.rec
@@ -293,12 +296,13 @@ func (s *Store) writeBatch(batch []*appendReq) error {
 			}
 			rec.Seq, rec.ParentSeq = h.last+1, h.leaf
 		}
-		at := rec.At.UnixMilli()
-		if _, err := insert.ExecContext(ctx, rec.Session, rec.Seq, rec.ParentSeq, rec.Turn, rec.Type,
-			string(rec.Payload), nullString(rec.Text), at); err != nil {
-			return err
-		}
-		h.last, h.leaf, h.at, h.dirty = rec.Seq, rec.Seq, at, true
+		s.ins.rows = append(s.ins.rows, rec)
+		h.last, h.leaf, h.at, h.dirty = rec.Seq, rec.Seq, rec.At.UnixMilli(), true
+	}
+	// Inserted after all are placed: a session's head is read before any
+	// of its rows, as when each was inserted in turn.
+	if err := s.insertRows(ctx, tx); err != nil {
+		return err
 	}
 	for id, h := range heads {
 		if !h.dirty {
@@ -311,13 +315,14 @@ func (s *Store) writeBatch(batch []*appendReq) error {
 	return tx.Commit()
 }
 
-func hasRecords(batch []*appendReq) bool {
+func countRecords(batch []*appendReq) int {
+	n := 0
 	for _, r := range batch {
 		if r.rec != nil {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 func readHead(ctx context.Context, stmt *sql.Stmt, session string) (*head, error) {
@@ -338,10 +343,9 @@ const readHeadTxSQL = `SELECT leaf_seq,
 	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id), updated_at FROM sessions WHERE id = ?`
 
 // appendStmts are the append path's statements, prepared once on the
-// writer connection: preparing the insert compiles its search-index
-// triggers, which costs more than running it.
+// writer connection (the inserts: insertrows.go).
 type appendStmts struct {
-	insertEvent, readHead, moveLeaf, moveLeafOnly *sql.Stmt
+	readHead, moveLeaf, moveLeafOnly *sql.Stmt
 	// readHeadR is readHead on the readers: where a session's next queued
 	// event goes, read without waiting for the writer.
 	readHeadR *sql.Stmt
@@ -357,8 +361,6 @@ func (s *Store) prepareAppend(ctx context.Context) error {
 		st, err = s.w.PrepareContext(ctx, q)
 		return st
 	}
-	s.stmts.insertEvent = prep(`INSERT INTO events
-		(session_id, seq, parent_seq, turn, type, payload, text, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
 	s.stmts.readHead = prep(readHeadTxSQL)
 	s.stmts.moveLeaf = prep(`UPDATE sessions SET leaf_seq = ?, updated_at = ? WHERE id = ?`)
 	s.stmts.moveLeafOnly = prep(`UPDATE sessions SET leaf_seq = ? WHERE id = ?`)
@@ -369,7 +371,7 @@ func (s *Store) prepareAppend(ctx context.Context) error {
 }
 
 func (st *appendStmts) close() {
-	for _, x := range []*sql.Stmt{st.insertEvent, st.readHead, st.moveLeaf, st.moveLeafOnly, st.readHeadR} {
+	for _, x := range []*sql.Stmt{st.readHead, st.moveLeaf, st.moveLeafOnly, st.readHeadR} {
 		if x != nil {
 			x.Close()
 		}

@@ -86,6 +86,7 @@ type Store struct {
 	wordWindow int // see defaultWordWindow
 
 	stmts    appendStmts
+	ins      rowInserter
 	commits  atomic.Int64  // append transactions committed (for benchmarks)
 	appended atomic.Int64  // events they stored
 	wake     chan struct{} // appends queued (buffered 1, coalesced)
@@ -262,6 +263,7 @@ func (s *Store) closed() bool {
 
 func (s *Store) closeConns() error {
 	s.stmts.close()
+	s.ins.close()
 	var first error
 	// Readers first: the writer, closing last, checkpoints the WAL into the
 	// main file when no other process has the database open.

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -149,5 +151,76 @@ func TestUpdatedAtGrain(t *testing.T) {
 	appendStep(t, s, "a", 1)
 	if got := updated(); !got.Equal(t0) {
 		t.Errorf("updated_at after an event from an earlier clock: %v, want %v", got, t0)
+	}
+}
+
+// A batch is inserted with multi-row INSERTs of a few sizes: every size
+// and split keeps the events in queue order (ids follow seqs) with their
+// fields, sessions interleaved.
+func TestBatchInsertChunks(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, Options{CommitDelay: time.Hour})
+	newSession(t, s, "a")
+	newSession(t, s, "b")
+	total := map[string]int{}
+	for _, n := range []int{1, 3, 12, 64, 77, 130} {
+		c0 := s.commits.Load()
+		errs := make(chan error, n)
+		for i := range n {
+			id := "a"
+			if i%3 == 2 {
+				id = "b"
+			}
+			total[id]++
+			rec := &EventRecord{Session: id, Turn: i, Type: "x", Payload: []byte(fmt.Sprintf(`{"i":%d}`, i)), Text: fmt.Sprint("word", i)}
+			if err := s.AppendAsync(ctx, rec, func(err error) { errs <- err }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for range n {
+			if err := <-errs; err != nil {
+				t.Fatalf("batch of %d: %v", n, err)
+			}
+		}
+		if got := s.commits.Load() - c0; got != 1 {
+			t.Errorf("batch of %d took %d commits", n, got)
+		}
+	}
+	for id, want := range total {
+		evs, err := s.Events(ctx, id, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != want {
+			t.Fatalf("session %s: %d events, want %d", id, len(evs), want)
+		}
+		for i, e := range evs {
+			if e.Seq != int64(i+1) || e.ParentSeq != int64(i) || e.Type != "x" || !json.Valid(e.Payload) {
+				t.Fatalf("session %s event %d: %+v", id, i, e)
+			}
+		}
+		rows, err := s.r.QueryContext(ctx, `SELECT seq FROM events WHERE session_id = ? ORDER BY id`, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last int64
+		for rows.Next() {
+			var seq int64
+			if err := rows.Scan(&seq); err != nil {
+				t.Fatal(err)
+			}
+			if seq != last+1 {
+				t.Fatalf("session %s: seq %d inserted after %d", id, seq, last)
+			}
+			last = seq
+		}
+		rows.Close()
+	}
+	res, err := s.Search(ctx, SearchQuery{Text: "word129"})
+	if err != nil || len(res.Sessions) != 1 {
+		t.Fatalf("search for the last batch's text: %+v %v", res, err)
 	}
 }
