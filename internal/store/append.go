@@ -145,10 +145,20 @@ func (s *Store) enqueue(ctx context.Context, rec *EventRecord, pinned bool, done
 	h.queued++
 	r := &appendReq{rec: rec, pinned: pinned, prev: h.tail, done: done}
 	h.tail = r
+	// The committer needs waking only when this is the first event it has
+	// to handle (it then commits it or starts the commit delay), when the
+	// event must not wait, or when the batch is full: an event queued
+	// behind others is taken along by the commit or the delay they
+	// started. (Waking it for each of a step's dozen events cost a
+	// goroutine switch each.)
+	wake := len(s.queue) == 0 || !pinned
 	s.queue = append(s.queue, r)
+	wake = wake || len(s.queue) >= maxBatch
 	s.qurgent = s.qurgent || !pinned // Append waits for its commit
 	s.qmu.Unlock()
-	s.wakeCommitter()
+	if wake {
+		s.wakeCommitter()
+	}
 	return nil
 }
 
@@ -167,6 +177,7 @@ func (s *Store) push(r *appendReq) error {
 }
 
 func (s *Store) wakeCommitter() {
+	s.wakes.Add(1)
 	select {
 	case s.wake <- struct{}{}:
 	default:

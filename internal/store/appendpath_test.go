@@ -224,3 +224,31 @@ func TestBatchInsertChunks(t *testing.T) {
 		t.Fatalf("search for the last batch's text: %+v %v", res, err)
 	}
 }
+
+// The committer is woken by the first event queued for it, not by each:
+// the events queued behind it are taken along by the commit delay it
+// started, and Flush and Append wake it at once.
+func TestQueuedEventsWakeTheCommitterOnce(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t, Options{CommitDelay: time.Hour})
+	newSession(t, s, "a")
+	w0 := s.wakes.Load()
+	acks := queueAsync(t, s, "a", 12)
+	if got := s.wakes.Load() - w0; got != 1 {
+		t.Errorf("12 queued events woke the committer %d times, want 1", got)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitAcks(t, acks, 12, time.Second)
+
+	// With no delay each wake commits; what is queued meanwhile goes into
+	// the next commit without a wake of its own.
+	s2 := openTest(t, Options{CommitDelay: -1})
+	newSession(t, s2, "a")
+	acks = queueAsync(t, s2, "a", 200)
+	waitAcks(t, acks, 200, 30*time.Second)
+	if n, err := s2.LastSeq(ctx, "a"); err != nil || n != 200 {
+		t.Fatalf("stored up to %d (%v), want 200", n, err)
+	}
+}

@@ -110,6 +110,7 @@ type Store struct {
 	known     map[string]knownHead
 	headTrust time.Duration // headTrust; tests change it
 	headReads atomic.Int64  // storedHead queries (for tests)
+	wakes     atomic.Int64  // wakeCommitter calls (for tests)
 	qclosed   bool
 	// qurgent: something queued must not wait (Append, Flush).
 	qurgent bool
