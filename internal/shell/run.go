@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -27,7 +28,8 @@ type run struct {
 	live       *live
 	pump       *pump
 	fifo       string       // the output FIFO's path
-	hold       *os.File     // olly's own writer, so the FIFO has no early end
+	hold       int          // olly's own writer (a raw fd: never written), so the FIFO has no early end
+	holding    bool         // hold is open
 	want       sandbox.Spec // the sandbox it asks for (wantSpec)
 	spec       sandbox.Spec // the sandbox it runs in (pinned)
 	started    bool         // bash sent B: the command began
@@ -129,21 +131,29 @@ func (s *Shell) openOutput(r *run) error {
 		r.pump.stop()
 		r.pump = nil
 	}
-	r.fifo = filepath.Join(r.proc.dir, fmt.Sprintf("o%d", r.seq))
-	_ = os.Remove(r.fifo)
-	if err := syscall.Mkfifo(r.fifo, 0o600); err != nil {
+	r.fifo = filepath.Join(r.proc.dir, "o"+strconv.Itoa(r.seq))
+	err := syscall.Mkfifo(r.fifo, 0o600)
+	if errors.Is(err, syscall.EEXIST) {
+		// Left by a command of the bash (or put there): made afresh.
+		_ = os.Remove(r.fifo)
+		err = syscall.Mkfifo(r.fifo, 0o600)
+	}
+	if err != nil {
 		return fmt.Errorf("shell: create output pipe: %w", err)
 	}
 	rd, err := os.OpenFile(r.fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		_ = os.Remove(r.fifo)
+		_ = syscall.Unlink(r.fifo)
 		return fmt.Errorf("shell: open output pipe: %w", err)
 	}
-	if r.hold, err = os.OpenFile(r.fifo, os.O_WRONLY, 0); err != nil {
+	// The read end is open, so this does not block. olly never writes
+	// it: a raw descriptor, not an *os.File the poller would track.
+	if r.hold, err = syscall.Open(r.fifo, syscall.O_WRONLY|syscall.O_CLOEXEC, 0); err != nil {
 		_ = rd.Close()
-		_ = os.Remove(r.fifo)
+		_ = syscall.Unlink(r.fifo)
 		return fmt.Errorf("shell: open output pipe: %w", err)
 	}
+	r.holding = true
 	r.pump = newPump(rd, r.capture)
 	s.startPump(r.pump)
 	return nil
@@ -151,26 +161,39 @@ func (s *Shell) openOutput(r *run) error {
 
 // writePrivate writes a file olly creates afresh in a bash's folder (a
 // link left there is removed, not followed).
+// Raw system calls: the file is written once and closed, which an
+// *os.File would first register with the poller (and fail to).
 func writePrivate(path string, b []byte) error {
-	_ = os.Remove(path)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return err
+	if err := syscall.Unlink(path); err != nil && !errors.Is(err, syscall.ENOENT) {
+		_ = os.Remove(path) // not a file: a directory put there
 	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
+	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		return &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	for len(b) > 0 && err == nil {
+		var n int
+		if n, err = syscall.Write(fd, b); err == syscall.EINTR {
+			err = nil
+		}
+		b = b[max(n, 0):]
+	}
+	if cerr := syscall.Close(fd); err == nil {
 		err = cerr
 	}
-	return err
+	if err != nil {
+		return &os.PathError{Op: "write", Path: path, Err: err}
+	}
+	return nil
 }
 
 // closeOutput drops olly's end of r's FIFO: from now on the pipe ends when
 // the last process the command started lets go of it.
 func (s *Shell) closeOutput(r *run) {
-	if r.hold != nil {
-		_ = r.hold.Close()
-		r.hold = nil
-		_ = os.Remove(r.fifo)
+	if r.holding {
+		_ = syscall.Close(r.hold)
+		r.holding = false
+		_ = syscall.Unlink(r.fifo)
 	}
 }
 

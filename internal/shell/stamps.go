@@ -66,8 +66,13 @@ func stampsFor(spec sandbox.Spec, grants []sandbox.Grant, home string) []*dirSta
 	}
 	// The places it may write, by inode (the read-only bash: only its
 	// own folder; it reads the others through "/").
-	for _, p := range grantedPlaces(spec) {
+	// A place stamped missing needs no stamp of its .git: its appearing
+	// is a change already. A place granted twice (the session's scratch
+	// directory is allowed and one of its own) is stamped once.
+	missing := map[string]bool{}
+	for _, p := range uniquePaths(grantedPlaces(spec)) {
 		if st := stamp(p); !st.exists {
+			missing[p] = true
 			out = append(out, &st)
 		} else if ino := inode(p); ino != 0 {
 			out = append(out, &dirStamp{path: p, exists: true, ino: ino})
@@ -75,7 +80,7 @@ func stampsFor(spec sandbox.Spec, grants []sandbox.Grant, home string) []*dirSta
 	}
 	if spec.Policy == sandbox.WorkspaceWrite {
 		for _, p := range spec.Writable {
-			if st := stamp(filepath.Join(p, ".git")); !st.exists {
+			if st := stamp(filepath.Join(p, ".git")); !st.exists && !missing[p] {
 				out = append(out, &st)
 			}
 		}
