@@ -6,7 +6,10 @@
 #
 # STATE_DIR is this bash's own folder (one per bash: no other bash's
 # processes can write it, see docs/shell.md), with fd 3 the read end of olly's wake pipe and fd 4 the write end of the
-# frame pipe; stdin, stdout and stderr are /dev/null. SLOT names the state
+# frame pipe; stdin, stdout and stderr are /dev/null, and stay so outside
+# a command (the redirections a command's exec makes are undone with the
+# group's own, see the loop), so olly's code needs no redirection to
+# silence a builtin (each costs bash a dozen system calls). SLOT names the state
 # file (STATE_DIR/state<SLOT>) olly copied there from what an earlier bash
 # of the session saved last ("" for none); the NAME=VALUE pairs are exported before every command
 # (TERM=dumb, TMPDIR, ...). Saves alternate between state0 and state1, so
@@ -50,13 +53,15 @@ __olly_begin() {
 	__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_sv=${__olly_req[3]} __olly_cmd=${__olly_req[5]}
 	# After a sync PWD is the other bash's: cd all the same.
 	if [[ $PWD != "${__olly_req[1]}" || -n ${__olly_req[4]} ]]; then
-		builtin cd -- "${__olly_req[1]}" 2>/dev/null
+		builtin cd -- "${__olly_req[1]}"
 	fi
 	# A command olly found stateless (save flag 0) is saved all the same if
 	# one of its command names is a function or an alias of the session.
+	# (What declare -F prints goes to bash's own stdout, /dev/null: a
+	# redirection here would cost bash a dozen system calls per name.)
 	for __olly_n in "${__olly_req[@]:6}"; do
 		[[ -z ${BASH_ALIASES[$__olly_n]+x} ]] || __olly_sv=1
-		builtin declare -F -- "$__olly_n" >/dev/null 2>&1 && __olly_sv=1
+		builtin declare -F -- "$__olly_n" && __olly_sv=1
 	done
 	builtin export OLLY_SHELL_RUN="$__olly_tok" "${__olly_forced[@]}"
 	IFS=$' \t\n'
@@ -122,7 +127,7 @@ __olly_save() {
 		builtin declare -f
 		builtin declare -F
 		builtin alias -p
-	} >"$__olly_d/state$__olly_slot" 2>/dev/null
+	} >"$__olly_d/state$__olly_slot"
 	__olly_last=$__olly_slot
 }
 

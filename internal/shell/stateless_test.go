@@ -88,3 +88,22 @@ func TestStatelessCommandsSkipTheSave(t *testing.T) {
 		t.Errorf("after the killed shell: %q (root %s)", res.Output, ws)
 	}
 }
+
+// TestDriverOutputStaysOutOfACommandsFiles: olly's own code in the
+// session's bash silences builtins by bash's own stdout and stderr
+// (/dev/null), not by redirections: a command that redirected its
+// descriptors with exec must not get what olly's code prints (the
+// function check prints the function's name) in its file, and the next
+// command's output still reaches olly.
+func TestDriverOutputStaysOutOfACommandsFiles(t *testing.T) {
+	m, ws := newTestManager(t, nil)
+	sh := m.Session("s")
+	mustRun(t, sh, `f() { echo from-f; }; exec >leak 2>&1 </dev/zero; echo hidden`, RunOptions{})
+	res := mustRun(t, sh, "f", RunOptions{})
+	if res.Output != "from-f" {
+		t.Errorf("the next command's output: %q", res.Output)
+	}
+	if b, err := os.ReadFile(ws + "/leak"); err != nil || string(b) != "hidden\n" {
+		t.Errorf("the command's file holds %q (%v), want only what the command wrote", b, err)
+	}
+}
