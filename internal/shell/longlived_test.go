@@ -268,6 +268,48 @@ func TestStampsSeeNewEntries(t *testing.T) {
 	}
 }
 
+// TestMissingPlacesWatchedThroughTheirFolder: allowed places that are
+// missing are watched through the folder nearest to them that exists,
+// one stamp for those that share it; each one appearing is still seen,
+// also after that folder changed for another reason.
+func TestMissingPlacesWatchedThroughTheirFolder(t *testing.T) {
+	home := t.TempDir()
+	deep, flat := filepath.Join(home, ".cargo", "registry"), filepath.Join(home, ".npm")
+	stamps := missingStamps([]string{deep, flat})
+	if len(stamps) != 1 || stamps[0].path != home {
+		t.Fatalf("stamps %+v, want one for %s", stamps, home)
+	}
+	if stampsChanged(stamps) {
+		t.Fatal("changed without a change")
+	}
+	time.Sleep(10 * time.Millisecond) // a coarse clock must tick
+	if err := os.WriteFile(filepath.Join(home, ".bash_history"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if stampsChanged(stamps) {
+		t.Error("an unrelated entry counts as a change")
+	}
+	if err := os.Mkdir(filepath.Join(home, ".cargo"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if stampsChanged(stamps) {
+		t.Error("a folder on the way to a missing place counts as a change")
+	}
+	if err := os.Mkdir(deep, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if !stampsChanged(stamps) {
+		t.Error("a missing place that now exists under a folder made since went unnoticed")
+	}
+	again := missingStamps([]string{flat})
+	if err := os.Symlink(t.TempDir(), flat); err != nil {
+		t.Fatal(err)
+	}
+	if !stampsChanged(again) {
+		t.Error("a missing place that now exists (a link) went unnoticed")
+	}
+}
+
 func TestReadFrame(t *testing.T) {
 	in := "B\x00t.1\x00D\x00t.1\x000\x00b\x00/a\nb\x00S\x00t.1\x001\x00"
 	br := bufio.NewReader(strings.NewReader(in))

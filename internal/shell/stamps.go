@@ -27,6 +27,11 @@ type dirStamp struct {
 	// again (the agent's scratch directory, every turn) is another inode,
 	// which no rule covers.
 	ino uint64
+	// missing: allowed places that did not exist, watched through path,
+	// the folder nearest to them that did (by inode and modification
+	// time): none can appear without a change there (see missingStamps).
+	missing []string
+	parts   []*dirStamp // missing places now watched through several folders
 }
 
 // stampsFor lists the dirStamps of spec, whose allow list (as Start
@@ -70,14 +75,16 @@ func stampsFor(spec sandbox.Spec, grants []sandbox.Grant, home string) []*dirSta
 	// is a change already. A place granted twice (the session's scratch
 	// directory is allowed and one of its own) is stamped once.
 	missing := map[string]bool{}
+	var absent []string
 	for _, p := range uniquePaths(grantedPlaces(spec)) {
 		if st := stamp(p); !st.exists {
 			missing[p] = true
-			out = append(out, &st)
+			absent = append(absent, p)
 		} else if ino := inode(p); ino != 0 {
 			out = append(out, &dirStamp{path: p, exists: true, ino: ino})
 		}
 	}
+	out = append(out, missingStamps(absent)...)
 	if spec.Policy == sandbox.WorkspaceWrite {
 		for _, p := range spec.Writable {
 			if st := stamp(filepath.Join(p, ".git")); !st.exists && !missing[p] {
@@ -136,6 +143,12 @@ func listEntries(dir string) map[string]uint64 {
 // the new time is kept, so removals cost one listing, not one per command.
 func stampsChanged(stamps []*dirStamp) bool {
 	for _, st := range stamps {
+		if st.missing != nil {
+			if missingChanged(st) {
+				return true
+			}
+			continue
+		}
 		if st.ino != 0 {
 			if inode(st.path) != st.ino {
 				return true
@@ -157,4 +170,83 @@ func stampsChanged(stamps []*dirStamp) bool {
 		st.mtime = now.mtime
 	}
 	return false
+}
+
+// missingStamps watches the allowed places that are missing (most of the
+// default build caches, on most machines) through the folders nearest to
+// them that exist: one stat per such folder and command, instead of one
+// per place. A place whose folder is / (or none) is watched by itself.
+// These stamps only decide when a bash is replaced so that a place made
+// later is covered: a live bash has no rule for a place that was missing,
+// and a new one grants it only pinned.
+func missingStamps(paths []string) []*dirStamp {
+	var out []*dirStamp
+	byDir := map[string]*dirStamp{}
+	for _, p := range paths {
+		dir, ino, mtime := nearestExisting(p)
+		if dir == "" || dir == "/" {
+			out = append(out, &dirStamp{path: p})
+			continue
+		}
+		if st := byDir[dir]; st != nil && st.ino == ino {
+			st.missing = append(st.missing, p)
+			continue
+		}
+		st := &dirStamp{path: dir, exists: true, ino: ino, mtime: mtime, missing: []string{p}}
+		byDir[dir] = st
+		out = append(out, st)
+	}
+	return out
+}
+
+// missingChanged reports whether one of st's missing places exists now.
+// A place can appear only by a new entry in the folder nearest to it
+// that existed (its modification time changes), or by that folder or
+// one above it being replaced (the path leads to another inode), so the
+// places are looked at only then; if none exists, they are watched again
+// through the folders nearest to them now (a deeper one, perhaps, for
+// some of them: then st holds a stamp per folder).
+func missingChanged(st *dirStamp) bool {
+	if st.parts != nil {
+		return stampsChanged(st.parts)
+	}
+	if ino, mtime, ok := statDir(st.path); ok && ino == st.ino && mtime.Equal(st.mtime) {
+		return false
+	}
+	for _, p := range st.missing {
+		if _, err := os.Stat(p); err == nil {
+			return true
+		}
+	}
+	if parts := missingStamps(st.missing); len(parts) == 1 && parts[0].missing != nil {
+		*st = *parts[0]
+	} else {
+		st.parts = parts
+	}
+	return false
+}
+
+// nearestExisting returns the deepest folder above p that exists, with
+// its inode and modification time ("" if none can be read).
+func nearestExisting(p string) (dir string, ino uint64, mtime time.Time) {
+	for d := filepath.Dir(p); ; d = filepath.Dir(d) {
+		if ino, mtime, ok := statDir(d); ok {
+			return d, ino, mtime
+		}
+		if filepath.Dir(d) == d {
+			return "", 0, time.Time{}
+		}
+	}
+}
+
+// statDir returns dir's inode and modification time (links followed).
+func statDir(dir string) (ino uint64, mtime time.Time, ok bool) {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return 0, time.Time{}, false
+	}
+	if st, isUnix := fi.Sys().(*syscall.Stat_t); isUnix {
+		ino = uint64(st.Ino)
+	}
+	return ino, fi.ModTime(), true
 }
