@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,7 +30,11 @@ func (p *memProvider) BaseURL() string { return "mem://" }
 func (p *memProvider) Chat(ctx context.Context, req *llm.ChatRequest) (llm.Stream[llm.ChatChunk], error) {
 	p.mu.Lock()
 	if !p.keep {
-		p.reqs = append(p.reqs, req)
+		// A copy: the agent reuses the message slice for its next
+		// request (llm.Provider.Chat).
+		cp := *req
+		cp.Messages = slices.Clone(req.Messages)
+		p.reqs = append(p.reqs, &cp)
 	}
 	var chunks []llm.ChatChunk
 	switch {

@@ -52,6 +52,9 @@ type requestBuilder struct {
 	// encoded keeps the wire encoding of the messages sent, so that each
 	// is encoded once per run, not once per iteration (llm.EncodeCache).
 	encoded *llm.EncodeCache
+	// msgs is the last request's message slice, reused by the next: a
+	// provider does not keep a request once Chat returned (llm.Provider).
+	msgs []llm.Message
 }
 
 // textDialect is the dialect text tool calls are read with first: the
@@ -93,7 +96,9 @@ func (b *requestBuilder) request() *llm.ChatRequest {
 	// The system message (+ session memory, compact_state.go), then the
 	// history rendered into the same slice. History messages never carry
 	// reasoning (seed pitfall #12): the renderer sets no Thinking.
-	msgs := b.t.History.AppendMessages([]llm.Message{{Role: llm.RoleSystem, Content: b.system()}}, b.format)
+	clear(b.msgs) // nothing of the last request stays referenced
+	msgs := b.t.History.AppendMessages(append(b.msgs[:0], llm.Message{Role: llm.RoleSystem, Content: b.system()}), b.format)
+	b.msgs = msgs
 	if !b.vision {
 		dropImages(msgs) // images of earlier prompts, for a model that cannot read them
 	}

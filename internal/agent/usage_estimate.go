@@ -189,7 +189,9 @@ func (c *tokenCache) tokens(s string) int {
 // copy and a hit compares it.
 func (c *tokenCache) bytes(b []byte) int {
 	if c == nil || len(b) < minCachedBytes {
-		return estimateTokens(string(b))
+		// Counted in place: string(b) copied every short argument
+		// object of every request.
+		return estimateTokens(unsafe.String(unsafe.SliceData(b), len(b)))
 	}
 	k := tokenKey{&b[0], len(b)}
 	if e, ok := c.m[k]; ok && e.s == string(b) {

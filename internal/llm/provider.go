@@ -13,7 +13,9 @@ type Provider interface {
 
 	// Chat starts a streamed chat completion. Errors before the first chunk
 	// (connection, HTTP status) are returned here, after retries; errors
-	// during the stream are returned by Recv.
+	// during the stream are returned by Recv. The request is encoded
+	// before Chat returns and not kept: the caller may reuse its slices
+	// for its next request (the agent reuses the message slice).
 	Chat(ctx context.Context, req *ChatRequest) (Stream[ChatChunk], error)
 	// Generate starts a streamed raw completion (fill-in-the-middle).
 	Generate(ctx context.Context, req *GenerateRequest) (Stream[GenerateChunk], error)

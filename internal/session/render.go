@@ -113,8 +113,10 @@ func (r *renderer) assistant(e *entry) llm.Message {
 	// wrote none. Chat templates of the qwen2.5 family render a non-empty
 	// content *instead of* the tool calls, so a summary here ("I ran
 	// `echo …`") would hide from the model the call it made.
+	// The entry's own calls, never modified: not copied for every request
+	// (an append by the reader copies, the capacity is clipped).
 	m.Content = e.own
-	m.ToolCalls = append([]llm.ToolCall(nil), e.calls...)
+	m.ToolCalls = e.calls[:len(e.calls):len(e.calls)]
 	r.open = append(r.open[:0], e.calls...)
 	return m
 }
@@ -152,7 +154,11 @@ func (r *renderer) flush() {
 	if len(pieces) > 0 {
 		r.push(llm.Message{Role: llm.RoleUser, Content: strings.Join(pieces, "\n\n")}, r.pendFrom)
 	}
-	r.pieces, r.results, r.pendFrom = nil, nil, -1
+	// The slices are reused for the next run (Join and withResults made
+	// their own): a new one per packet was most of a render's allocations.
+	clear(r.pieces)
+	clear(r.results)
+	r.pieces, r.results, r.pendFrom = r.pieces[:0], r.results[:0], -1
 }
 
 // textResult is one result in the text format.
