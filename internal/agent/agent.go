@@ -39,49 +39,80 @@ func (r *run) loop(ctx context.Context) (*session.TurnResult, error) {
 		return r.result()
 	}
 	for r.iter = 1; r.iter <= r.cfg.MaxIterations; r.iter++ {
-		res := r.stream(ctx)
-		if res.canceled || res.err != nil {
-			return r.interrupted(ctx, res)
-		}
-		calls := res.calls(r.offered, r.unavailable, fmt.Sprintf("call_%d_%d_", r.turnSeq, r.iter)) // toolrunner.go
-		var batch *batchResult
-		if len(calls) > 0 {
-			r.recordResponse(ctx, res, calls, false)
-			// The calls are stored before any of them runs: a crash
-			// must not leave an effect the log does not show.
-			if err := r.t.Sync(ctx); err != nil {
-				r.setFailure(err)
-				return r.result()
-			}
-			batch = r.batches.runBatch(ctx, calls, r.ids(), r.iter)
-			r.reportChanges(ctx, batch) // checkpoints: changes.go
-			if ctx.Err() != nil {
-				return r.finish(ctx, event.FinishCanceled)
-			}
-		}
-		v := r.gates.judge(ctx, res, calls, batch, r.batches.files, r.iter >= r.cfg.MaxIterations)
-		r.stopHooks(ctx, &v) // hooks.go: a Stop hook may keep the turn going
-		if len(calls) == 0 {
-			// A final answer moves to the final message (summary.go).
-			r.recordResponse(ctx, res, nil, v.done)
-		}
-		if r.failure() != nil {
-			return r.result()
-		}
-		if ctx.Err() != nil {
-			return r.finish(ctx, event.FinishCanceled)
-		}
-		if v.done {
-			return r.complete(ctx, res, calls, v)
-		}
-		if r.iter < r.cfg.MaxIterations {
-			r.continueLoop(ctx, batch, v)
-			// The person's steering messages (session queue.go) come
-			// last, so the model reads them before its next response.
-			if _, err := r.t.TakeSteering(ctx); err != nil {
-				r.setFailure(err)
-			}
+		res, done, err := r.iteration(ctx)
+		if done {
+			return res, err
 		}
 	}
 	return r.exhausted(ctx)
+}
+
+// iteration runs one iteration; done says the turn ended with res, err.
+// Its steps are the phases of an execution trace (phases.go).
+func (r *run) iteration(ctx context.Context) (_ *session.TurnResult, done bool, _ error) {
+	ctx, endTask := iterationTask(ctx, r.iter)
+	defer endTask()
+	end := phase(ctx, phaseStream)
+	res := r.stream(ctx)
+	end()
+	if res.canceled || res.err != nil {
+		return ended(r.interrupted(ctx, res))
+	}
+	calls := res.calls(r.offered, r.unavailable, fmt.Sprintf("call_%d_%d_", r.turnSeq, r.iter)) // toolrunner.go
+	var batch *batchResult
+	if len(calls) > 0 {
+		end = phase(ctx, phaseRecord)
+		r.recordResponse(ctx, res, calls, false)
+		end()
+		// The calls are stored before any of them runs: a crash
+		// must not leave an effect the log does not show.
+		end = phase(ctx, phaseSync)
+		err := r.t.Sync(ctx)
+		end()
+		if err != nil {
+			r.setFailure(err)
+			return ended(r.result())
+		}
+		end = phase(ctx, phaseTools)
+		batch = r.batches.runBatch(ctx, calls, r.ids(), r.iter)
+		end()
+		end = phase(ctx, phaseChanges)
+		r.reportChanges(ctx, batch) // checkpoints: changes.go
+		end()
+		if ctx.Err() != nil {
+			return ended(r.finish(ctx, event.FinishCanceled))
+		}
+	}
+	end = phase(ctx, phaseJudge)
+	v := r.gates.judge(ctx, res, calls, batch, r.batches.files, r.iter >= r.cfg.MaxIterations)
+	r.stopHooks(ctx, &v) // hooks.go: a Stop hook may keep the turn going
+	end()
+	if len(calls) == 0 {
+		// A final answer moves to the final message (summary.go).
+		r.recordResponse(ctx, res, nil, v.done)
+	}
+	if r.failure() != nil {
+		return ended(r.result())
+	}
+	if ctx.Err() != nil {
+		return ended(r.finish(ctx, event.FinishCanceled))
+	}
+	if v.done {
+		return ended(r.complete(ctx, res, calls, v))
+	}
+	if r.iter < r.cfg.MaxIterations {
+		defer phase(ctx, phaseContinue)()
+		r.continueLoop(ctx, batch, v)
+		// The person's steering messages (session queue.go) come
+		// last, so the model reads them before its next response.
+		if _, err := r.t.TakeSteering(ctx); err != nil {
+			r.setFailure(err)
+		}
+	}
+	return nil, false, nil
+}
+
+// ended marks what a step that ends the turn returns as the end.
+func ended(res *session.TurnResult, err error) (*session.TurnResult, bool, error) {
+	return res, true, err
 }
