@@ -6,6 +6,7 @@ import "encoding/json"
 type typeInfo struct {
 	durable bool
 	decode  func(data []byte) (Payload, error)
+	warm    func() // builds encoding/json's encoder of the payload type
 }
 
 // entry builds the typeInfo for payload type T. Payloads are value types, so
@@ -19,7 +20,22 @@ func entry[T Payload](durable bool) typeInfo {
 			}
 		}
 		return v, nil
+	}, warm: func() {
+		var v T
+		_, _ = json.Marshal(v)
 	}}
+}
+
+// WarmEncoders builds encoding/json's encoder of every payload type (json
+// builds one the first time it meets a type and caches it for the
+// process). Run off the critical path before the first events of a turn
+// are emitted (internal/agent does), it keeps that cost — the better part
+// of a millisecond in all — out of the turn's first iteration. It is safe
+// to call from any goroutine, and again.
+func WarmEncoders() {
+	for _, t := range order {
+		registry[t].warm()
+	}
 }
 
 const (

@@ -25,6 +25,7 @@ import (
 // (subagent.go).
 func (a *Agent) RunTurn(ctx context.Context, t *session.Turn) (*session.TurnResult, error) {
 	ctx, _ = a.pin(ctx) // setup.go: the turn keeps the server and settings it starts with
+	defer warmUp()()    // warm.go: the process's first turn builds what its first iteration would
 	r, err := a.newRun(ctx, t)
 	if err != nil {
 		return nil, err

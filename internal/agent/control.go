@@ -80,6 +80,27 @@ func (r *run) continueLoop(ctx context.Context, batch *batchResult, v verdict) {
 	_ = r.emit(ctx, event.ControlMessage{Kind: v.kind, Content: content, Iteration: r.iter})
 }
 
+// The <agent_control> packets of the three strategies.
+type (
+	controlMinimal struct {
+		State string `json:"state"`
+	}
+	controlStandard struct {
+		State               string `json:"state"`
+		Iteration           int    `json:"iteration"`
+		RemainingIterations int    `json:"remainingIterations"`
+		Note                string `json:"note,omitempty"`
+	}
+	controlFull struct {
+		State               string   `json:"state"`
+		Iteration           int      `json:"iteration"`
+		MaxIterations       int      `json:"maxIterations"`
+		RemainingIterations int      `json:"remainingIterations"`
+		FilesChanged        []string `json:"filesChanged"`
+		Note                string   `json:"note,omitempty"`
+	}
+)
+
 // packet renders the <agent_control> continuation for the configured
 // strategy: full (iteration budget, changed files, note), standard (budget
 // and note) or minimal (state only).
@@ -91,26 +112,12 @@ func (r *run) packet(state, note, body string) string {
 	var v any
 	switch r.cfg.ContinuationStrategy {
 	case StrategyMinimal:
-		v = struct {
-			State string `json:"state"`
-		}{state}
+		v = controlMinimal{state}
 	case StrategyStandard:
-		v = struct {
-			State               string `json:"state"`
-			Iteration           int    `json:"iteration"`
-			RemainingIterations int    `json:"remainingIterations"`
-			Note                string `json:"note,omitempty"`
-		}{state, r.iter, remaining, note}
+		v = controlStandard{state, r.iter, remaining, note}
 	default:
 		files := append([]string{}, r.batches.files...)
-		v = struct {
-			State               string   `json:"state"`
-			Iteration           int      `json:"iteration"`
-			MaxIterations       int      `json:"maxIterations"`
-			RemainingIterations int      `json:"remainingIterations"`
-			FilesChanged        []string `json:"filesChanged"`
-			Note                string   `json:"note,omitempty"`
-		}{state, r.iter, r.cfg.MaxIterations, remaining, files, note}
+		v = controlFull{state, r.iter, r.cfg.MaxIterations, remaining, files, note}
 	}
 	var b bytes.Buffer
 	b.WriteString("<agent_control>")
