@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"errors"
 	"io"
 	"os"
 	"sync"
@@ -131,6 +132,11 @@ type pump struct {
 	dst      io.Writer
 	owned    io.Closer // a detached destination, closed by the pump
 	finished bool
+	// kept: the pipe ended (end of file, not detached nor stopped), and
+	// r is left open for claim, which hands it on (the FIFO is used again
+	// for the bash's next command); stopped: stop was called, so r is
+	// never kept.
+	kept, stopped bool
 
 	eof chan struct{} // closed when the pipe is done
 }
@@ -147,8 +153,10 @@ func (p *pump) run() {
 	bp := pumpBufs.Get().(*[]byte)
 	defer pumpBufs.Put(bp)
 	buf := *bp
+	var err error
 	for {
-		n, err := p.r.Read(buf)
+		var n int
+		n, err = p.r.Read(buf)
 		if n > 0 {
 			p.mu.Lock()
 			_, _ = p.dst.Write(buf[:n])
@@ -158,9 +166,12 @@ func (p *pump) run() {
 			break
 		}
 	}
-	_ = p.r.Close()
 	p.mu.Lock()
 	p.finished = true
+	p.kept = errors.Is(err, io.EOF) && p.owned == nil && !p.stopped
+	if !p.kept {
+		_ = p.r.Close()
+	}
 	owned := p.owned
 	p.mu.Unlock()
 	close(p.eof)
@@ -193,7 +204,31 @@ func (p *pump) waitEOF(d time.Duration) bool {
 	}
 }
 
-// stop makes a blocked read return, which ends the pump.
+// stop makes a blocked read return, which ends the pump (and closes the
+// pipe, also one it kept).
 func (p *pump) stop() {
-	_ = p.r.SetReadDeadline(time.Now())
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stopped = true
+	if p.kept {
+		p.kept = false
+		_ = p.r.Close()
+		return
+	}
+	if !p.finished {
+		_ = p.r.SetReadDeadline(time.Now())
+	}
+}
+
+// claim returns the pipe's read end if the pump ended at its end of file
+// and kept it; the caller then owns it. nil otherwise (the pump closed
+// it, or will).
+func (p *pump) claim() *os.File {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.kept {
+		return nil
+	}
+	p.kept = false
+	return p.r
 }

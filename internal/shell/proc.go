@@ -58,6 +58,12 @@ type bashProc struct {
 
 	wake *os.File // write end of bash's fd 3
 	fr   *os.File // read end of bash's fd 4
+	// spare is the read end of the output FIFO spareFifo of the previous
+	// command, which ended: the next command uses it again (fifo.go).
+	// Guarded by the shell's sem.
+	spare     *os.File
+	spareFifo string
+	spareIno  uint64
 
 	exited  chan struct{} // closed once bash has exited; then waitErr is set
 	waitErr error
@@ -307,6 +313,9 @@ func (p *bashProc) release() {
 	p.wg.Wait()
 	_ = p.fr.Close()
 	_ = p.wake.Close()
+	if rd, _, _ := p.takeSpare(); rd != nil {
+		_ = rd.Close()
+	}
 }
 
 // exitStatus describes how bash ended: its exit code, or -1 and the

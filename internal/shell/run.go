@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -28,6 +27,7 @@ type run struct {
 	live       *live
 	pump       *pump
 	fifo       string       // the output FIFO's path
+	fifoIno    uint64       // its inode, as olly opened it
 	hold       int          // olly's own writer (a raw fd: never written), so the FIFO has no early end
 	holding    bool         // hold is open
 	want       sandbox.Spec // the sandbox it asks for (wantSpec)
@@ -62,10 +62,7 @@ func (s *Shell) start(command, dir string, policy sandbox.Policy, writable []str
 		err := s.send(r, command, dir)
 		if err == nil || attempt == 1 || !errors.Is(err, errNotStarted) {
 			if err != nil {
-				s.closeOutput(r)
-				if r.pump != nil {
-					r.pump.stop()
-				}
+				s.dropOutput(r)
 				r.live.close()
 			}
 			return r, err
@@ -117,84 +114,6 @@ func (s *Shell) send(r *run, command, dir string) error {
 	}
 	r.proc.gen = s.gen
 	return nil
-}
-
-// openOutput creates r's output FIFO in the folder of the bash that runs
-// it (only that bash's sandbox may write there, so nothing else can put a
-// link in its place) and opens its read end (for the pump) and a write
-// end olly holds until bash has ended the command, so the pipe cannot end
-// before bash has opened it. A FIFO made for a bash that was replaced
-// before it began the command is dropped first.
-func (s *Shell) openOutput(r *run) error {
-	if r.pump != nil {
-		s.closeOutput(r)
-		r.pump.stop()
-		r.pump = nil
-	}
-	r.fifo = filepath.Join(r.proc.dir, "o"+strconv.Itoa(r.seq))
-	err := syscall.Mkfifo(r.fifo, 0o600)
-	if errors.Is(err, syscall.EEXIST) {
-		// Left by a command of the bash (or put there): made afresh.
-		_ = os.Remove(r.fifo)
-		err = syscall.Mkfifo(r.fifo, 0o600)
-	}
-	if err != nil {
-		return fmt.Errorf("shell: create output pipe: %w", err)
-	}
-	rd, err := os.OpenFile(r.fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		_ = syscall.Unlink(r.fifo)
-		return fmt.Errorf("shell: open output pipe: %w", err)
-	}
-	// The read end is open, so this does not block. olly never writes
-	// it: a raw descriptor, not an *os.File the poller would track.
-	if r.hold, err = syscall.Open(r.fifo, syscall.O_WRONLY|syscall.O_CLOEXEC, 0); err != nil {
-		_ = rd.Close()
-		_ = syscall.Unlink(r.fifo)
-		return fmt.Errorf("shell: open output pipe: %w", err)
-	}
-	r.holding = true
-	r.pump = newPump(rd, r.capture)
-	s.startPump(r.pump)
-	return nil
-}
-
-// writePrivate writes a file olly creates afresh in a bash's folder (a
-// link left there is removed, not followed).
-// Raw system calls: the file is written once and closed, which an
-// *os.File would first register with the poller (and fail to).
-func writePrivate(path string, b []byte) error {
-	if err := syscall.Unlink(path); err != nil && !errors.Is(err, syscall.ENOENT) {
-		_ = os.Remove(path) // not a file: a directory put there
-	}
-	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
-		return &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	for len(b) > 0 && err == nil {
-		var n int
-		if n, err = syscall.Write(fd, b); err == syscall.EINTR {
-			err = nil
-		}
-		b = b[max(n, 0):]
-	}
-	if cerr := syscall.Close(fd); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return &os.PathError{Op: "write", Path: path, Err: err}
-	}
-	return nil
-}
-
-// closeOutput drops olly's end of r's FIFO: from now on the pipe ends when
-// the last process the command started lets go of it.
-func (s *Shell) closeOutput(r *run) {
-	if r.holding {
-		_ = syscall.Close(r.hold)
-		r.holding = false
-		_ = syscall.Unlink(r.fifo)
-	}
 }
 
 // dropProc lets go of the session's current bash (stopping it if it

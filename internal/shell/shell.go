@@ -237,6 +237,7 @@ func (s *Shell) finish(r *run, why stopReason, res *Result) {
 		s.dropProc(r)
 	}
 	s.settleOutput(r, why, res)
+	s.recycleOutput(r)
 	r.live.close()
 	text, artifact, err := r.capture.finish()
 	res.Output, res.Artifact = text, artifact
