@@ -170,11 +170,11 @@ func (f *Factory) flagLayer() ([]config.FlagValue, error) {
 }
 
 // nonSettingEnv names the OLLY_* variables olly reads that are not settings,
-// so loading does not warn about them: `olly db`'s database path, and the
+// so loading does not warn about them: `olly db`'s database path, the
 // marker olly's shell puts on the commands it runs (olly run by the agent
-// inherits it).
+// inherits it), and the switch that turns internal/exetrim off.
 func nonSettingEnv() []string {
-	return []string{"OLLY_DB", "OLLY_SHELL_RUN"}
+	return []string{"OLLY_DB", "OLLY_SHELL_RUN", "OLLY_EXETRIM"}
 }
 
 // settings returns the settings, or a usage error (exit 2) saying what is

@@ -1,0 +1,61 @@
+// Package exetrim keeps the pages of olly's own executable that count
+// towards its resident set to the ones it actually runs.
+//
+// olly is one 44 MB binary (the terminal and web UIs, SQLite, the MCP SDK,
+// highlighting), and Linux maps the page cache of an executable
+// generously: a fault on one page of text maps the 64 KiB around it
+// ("fault-around"), and when the page cache holds the file in large folios
+// (a fresh `go build` output does) the whole folio, up to 2 MiB, PMD-mapped.
+// So package initialisation, which touches a little of nearly every
+// package, made ~21–33 MiB of the binary resident before main ran, and a
+// print-mode run 28–31 MiB, of which it uses a fraction.
+//
+// Imported by cmd/olly, the package's initialisation
+// (which Go runs before the heavy packages', see below) does three things
+// to the executable's read-only mappings (text, read-only data, pclntab):
+//
+//  1. it registers them with a userfaultfd in asynchronous write-protect
+//     mode (UFFD_FEATURE_WP_ASYNC, Linux 6.7). Nothing ever writes there,
+//     so no fault is ever delivered and the descriptor needs no reader; the
+//     registration only marks the mappings, and on a marked mapping the
+//     kernel turns off fault-around and maps one 4 KiB page per fault;
+//  2. it marks them MADV_NOHUGEPAGE, so no fault maps 2 MiB at once;
+//  3. it drops what is mapped already (MADV_DONTNEED: clean private file
+//     pages; the next touch maps the same bytes back from the page cache).
+//
+// Trim, called by main once start-up is over, drops the pages again, so
+// the pages only package initialisation used stop counting too.
+//
+// Only whole pages of the executable's loaded segments without write
+// permission (from its program headers) are touched: never .data, .bss,
+// the relocation-protected page or the heap. Pages a debugger patched
+// with breakpoints are private copies MADV_DONTNEED would discard, so
+// nothing is armed or dropped while /proc/self/status names a tracer
+// (a uprobe placed on olly's text from outside is the case left: it is
+// lost on a dropped page). Every step is best effort: on an older kernel,
+// where userfaultfd is refused (seccomp, sysctl) or off Linux amd64/arm64,
+// nothing changes and olly runs as before. OLLY_EXETRIM=0 turns it off
+// (for measuring against it).
+//
+// This lowers what the process maps, not what the machine caches: the
+// pages stay in the page cache, shared by every olly process. What it
+// changes is the process's RSS and PSS (what `ps`, `top` and a maximum-RSS
+// measurement report) and how much of the binary the kernel must keep
+// mapped (mapped pages are reclaimed last).
+//
+// Init order: Go initialises, among the packages whose imports are done,
+// the one first in import-path order. This package imports only unsafe
+// (it makes its few system calls itself, sys_linux_*.s), so it is ready
+// right after the runtime and initialises before every package outside the
+// standard library — chroma's registries, bluemonday's tables, goldmark —
+// whose initialisation touched most of the mapped pages. cmd/olly's
+// TestExetrimInitialisesFirst checks this.
+//
+// The cost is page faults: one per 4 KiB page used instead of one per
+// 64 KiB or per folio. A print-mode run takes about 4,300 more (one-off:
+// the same at 20 and at 100 steps). On bare metal a fault is about a
+// microsecond; in the KVM guest docs/performance.md measures on, 13–25 µs,
+// so there start-up costs 55–110 ms more CPU (see "Peak RSS" there). The
+// sandbox helper, which only confines itself and executes a command, is
+// not armed.
+package exetrim

@@ -1,0 +1,217 @@
+//go:build linux && (amd64 || arm64)
+
+package exetrim
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"hash/crc32"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// armedOrSkip skips on a kernel or in a container where the package could
+// not arm, saying why; everywhere else the test runs.
+func armedOrSkip(t *testing.T) {
+	t.Helper()
+	if armed, why := Status(); !armed {
+		t.Skipf("not armed here: %s", why)
+	}
+}
+
+// present reports whether the page at addr is mapped in this process
+// (/proc/self/pagemap, bit 63; readable without privileges).
+func present(t *testing.T, f *os.File, addr uintptr) bool {
+	t.Helper()
+	var b [8]byte
+	if _, err := f.ReadAt(b[:], int64(addr/uintptr(os.Getpagesize()))*8); err != nil {
+		t.Fatalf("read pagemap: %v", err)
+	}
+	return binary.LittleEndian.Uint64(b[:])&(1<<63) != 0
+}
+
+// sink keeps the compiler from dropping the reads the tests make.
+var sink byte
+
+// bytesAt is the memory of s, the executable's own read-only mapping:
+// outside the Go heap, so the uintptr is turned into a pointer through
+// memory (a direct conversion is what vet flags for heap addresses).
+func bytesAt(s span) []byte {
+	p := *(*unsafe.Pointer)(unsafe.Pointer(&s.lo))
+	return unsafe.Slice((*byte)(p), s.hi-s.lo)
+}
+
+// TestOneFaultMapsOnePage is what the package is for: after Trim, reading
+// one byte of the executable maps that page only, where fault-around
+// would have mapped its cached neighbours too.
+func TestOneFaultMapsOnePage(t *testing.T) {
+	armedOrSkip(t)
+	pm, err := os.Open("/proc/self/pagemap")
+	if err != nil {
+		t.Skipf("no pagemap: %v", err)
+	}
+	defer pm.Close()
+	page := uintptr(os.Getpagesize())
+	s := state.spans[len(state.spans)-1] // read-only data: never executing under us
+	if s.hi-s.lo < 64*page {
+		t.Fatalf("read-only segment of %d bytes", s.hi-s.lo)
+	}
+	mid := (s.lo + (s.hi-s.lo)/2) &^ (64*page - 1)
+	b := bytesAt(span{mid, mid + 32*page})
+	for i := 0; i < len(b); i += int(page) { // all 32 pages in the page cache and mapped
+		sink += b[i]
+	}
+	Trim()
+	for i := uintptr(0); i < 32; i++ {
+		if present(t, pm, mid+i*page) {
+			t.Fatalf("page %d of the span still mapped after Trim", i)
+		}
+	}
+	sink += b[16*page]
+	var mapped []int
+	for i := uintptr(0); i < 32; i++ {
+		if present(t, pm, mid+i*page) {
+			mapped = append(mapped, int(i))
+		}
+	}
+	if len(mapped) != 1 || mapped[0] != 16 {
+		t.Fatalf("one read mapped pages %v, want only [16] (fault-around is on)", mapped)
+	}
+}
+
+// TestTrimKeepsContents: dropped pages come back with the same bytes.
+func TestTrimKeepsContents(t *testing.T) {
+	armedOrSkip(t)
+	var before []uint32
+	for _, s := range state.spans {
+		before = append(before, crc32.ChecksumIEEE(bytesAt(s)))
+	}
+	Trim()
+	for i, s := range state.spans {
+		if got := crc32.ChecksumIEEE(bytesAt(s)); got != before[i] {
+			t.Fatalf("span %d changed across Trim: crc %x, was %x", i, got, before[i])
+		}
+	}
+}
+
+// TestSpansAreReadOnlyFileMappings: every span lies inside mappings of the
+// executable without write permission, so MADV_DONTNEED never discards
+// data.
+func TestSpansAreReadOnlyFileMappings(t *testing.T) {
+	armedOrSkip(t)
+	exe, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type mapping struct {
+		lo, hi uint64
+		perms  string
+		path   string
+	}
+	f, err := os.Open("/proc/self/maps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var maps []mapping
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		lo, hi, _ := strings.Cut(fs[0], "-")
+		m := mapping{perms: fs[1]}
+		m.lo, _ = strconv.ParseUint(lo, 16, 64)
+		m.hi, _ = strconv.ParseUint(hi, 16, 64)
+		if len(fs) >= 6 {
+			m.path = fs[5]
+		}
+		maps = append(maps, m)
+	}
+	for _, s := range state.spans {
+		for a := uint64(s.lo); a < uint64(s.hi); {
+			var in *mapping
+			for i := range maps {
+				if maps[i].lo <= a && a < maps[i].hi {
+					in = &maps[i]
+				}
+			}
+			switch {
+			case in == nil:
+				t.Fatalf("span %#x-%#x: %#x not mapped", s.lo, s.hi, a)
+			case in.path != exe || strings.Contains(in.perms, "w"):
+				t.Fatalf("span %#x-%#x covers %#x-%#x %s %s", s.lo, s.hi, in.lo, in.hi, in.perms, in.path)
+			}
+			a = in.hi
+		}
+	}
+}
+
+// TestTurnedOff runs this test binary again with OLLY_EXETRIM=0, and as
+// the sandbox helper would be run: neither arms.
+func TestTurnedOff(t *testing.T) {
+	if os.Getenv("EXETRIM_REPORT") == "1" {
+		armed, why := Status()
+		os.Stdout.WriteString("armed=" + strconv.FormatBool(armed) + " why=" + why + "\n")
+		os.Exit(0)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  string
+		want string
+	}{
+		{"variable", []string{"-test.run=^TestTurnedOff$"}, "OLLY_EXETRIM=0", "armed=false why=turned off (OLLY_EXETRIM=0)"},
+		{"helper", []string{HelperArg, "-test.run=^TestTurnedOff$"}, "", "armed=false why=the sandbox helper"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], tc.args...)
+			cmd.Env = append(os.Environ(), "EXETRIM_REPORT=1", tc.env)
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			if got := strings.TrimSpace(string(out)); got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestProgramHeadersRejectsBadInput(t *testing.T) {
+	exe, err := os.ReadFile("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, why := programHeaders(exe[:4096]); why != "" {
+		t.Fatalf("own executable: %s", why)
+	}
+	for name, b := range map[string][]byte{
+		"empty":     nil,
+		"not ELF":   bytes.Repeat([]byte{'x'}, 100),
+		"32-bit":    append([]byte("\x7fELF\x01\x01"), make([]byte, 100)...),
+		"truncated": exe[:80],
+	} {
+		if _, why := programHeaders(b); why == "" {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func FuzzProgramHeaders(f *testing.F) {
+	exe, err := os.ReadFile("/proc/self/exe")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(exe[:4096])
+	f.Add([]byte("\x7fELF\x02\x01"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		phdrs, why := programHeaders(b)
+		if why == "" && len(phdrs) == 0 {
+			t.Fatal("no headers and no reason")
+		}
+	})
+}
