@@ -227,7 +227,8 @@ type head struct {
 // last event only when that is at least this much later than the stored
 // value (or earlier: the clock went back). The column is in two indexes,
 // so moving it writes three pages instead of one; a session's updated_at
-// therefore trails its last event by less than this while it runs.
+// therefore trails its last event by less than this, also once it is idle
+// (nothing moves it at the end of a turn).
 const updatedGrain = 1000 // milliseconds
 
 // moveLeaf records the session's new leaf, and its new updated_at when it
@@ -259,6 +260,8 @@ func (s *Store) writeBatch(batch []*appendReq) error {
 	if err := s.prepareInserts(ctx, n); err != nil {
 		return err
 	}
+	s.ins.reset()
+	defer s.ins.reset()
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err

@@ -43,14 +43,27 @@ func chunkFor(n int) int {
 	return 1
 }
 
-// prepareInserts prepares the statements inserting n rows needs. It runs
-// outside the batch's transaction: the writer has one connection, which
-// the transaction holds.
+// preparedChunk is the largest prepared INSERT for at most n rows (n >
+// 0). Events that fail alone (a conflict, a missing session) leave fewer
+// rows than prepareInserts planned for, and the split of the rest may
+// need a row count it did not prepare; the one-row statement always is.
+func (r *rowInserter) preparedChunk(n int) int {
+	for _, k := range insertChunks {
+		if k <= n && r.stmts[k] != nil {
+			return k
+		}
+	}
+	return 1
+}
+
+// prepareInserts prepares the statements inserting n rows needs, and the
+// one-row statement. It runs outside the batch's transaction: the writer
+// has one connection, which the transaction holds.
 func (s *Store) prepareInserts(ctx context.Context, n int) error {
 	if s.ins.stmts == nil {
 		s.ins.stmts = map[int]*sql.Stmt{}
 	}
-	for n > 0 {
+	for n = max(n, 1); n > 0; {
 		k := chunkFor(n)
 		if s.ins.stmts[k] == nil {
 			st, err := s.w.PrepareContext(ctx, insertSQL(k))
@@ -64,15 +77,11 @@ func (s *Store) prepareInserts(ctx context.Context, n int) error {
 	return nil
 }
 
-// insertRows inserts s.ins.rows, in order, and empties it.
+// insertRows inserts s.ins.rows, in order.
 func (s *Store) insertRows(ctx context.Context, tx *sql.Tx) error {
 	recs := s.ins.rows
-	defer func() {
-		clear(s.ins.rows)
-		s.ins.rows = s.ins.rows[:0]
-	}()
 	for len(recs) > 0 {
-		k := chunkFor(len(recs))
+		k := s.ins.preparedChunk(len(recs))
 		args := s.ins.args[:0]
 		for _, rec := range recs[:k] {
 			args = append(args, rec.Session, rec.Seq, rec.ParentSeq, rec.Turn, rec.Type,
@@ -87,6 +96,14 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx) error {
 		recs = recs[k:]
 	}
 	return nil
+}
+
+// reset empties the staged rows: a batch starts with none, whatever
+// became of the one before (a batch that failed half-way must not leave
+// its events to the next).
+func (r *rowInserter) reset() {
+	clear(r.rows)
+	r.rows = r.rows[:0]
 }
 
 func (r *rowInserter) close() {
