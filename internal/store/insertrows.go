@@ -83,8 +83,12 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx) error {
 	for len(recs) > 0 {
 		k := s.ins.preparedChunk(len(recs))
 		args := s.ins.args[:0]
-		for _, rec := range recs[:k] {
-			args = append(args, rec.Session, rec.Seq, rec.ParentSeq, rec.Turn, rec.Type,
+		var session any // boxed once for a run of one session's rows
+		for i, rec := range recs[:k] {
+			if i == 0 || rec.Session != recs[i-1].Session {
+				session = rec.Session
+			}
+			args = append(args, session, rec.Seq, rec.ParentSeq, rec.Turn, rec.Type,
 				string(rec.Payload), nullString(rec.Text), rec.At.UnixMilli())
 		}
 		_, err := tx.StmtContext(ctx, s.ins.stmts[k]).ExecContext(ctx, args...)
