@@ -52,7 +52,10 @@ type contextState struct {
 	// prompt and the memory block (systemMessage). Only the loop's
 	// goroutine uses them.
 	tokens tokenCache
-	sys    struct{ system, block, message string }
+	// counted are the last request's messages with their estimates
+	// (usage_positions.go).
+	counted countedMessages
+	sys     struct{ system, block, message string }
 	// serverCut: the server's count of the last prompt says it cut the
 	// prompt to fit (see trusted); the next request is compacted first.
 	serverCut bool

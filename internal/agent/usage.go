@@ -37,21 +37,13 @@ func (cs *contextState) estimate(req *llm.ChatRequest) requestEstimate {
 	tc := &cs.tokens
 	var c event.TokenCategories
 	for i := range req.Messages {
-		m := &req.Messages[i]
-		switch m.Role {
-		case llm.RoleSystem:
-			c.System += estimateMessage(tc, m)
-		case llm.RoleTool:
-			c.ToolResults += estimateMessage(tc, m)
-		case llm.RoleUser:
-			msgs, results, files := splitUser(tc, m.Content)
-			c.Messages += msgs + messageOverhead
-			c.ToolResults += results
-			c.Files += files
-		default:
-			c.Messages += estimateMessage(tc, m)
-		}
+		mc := cs.counted.of(tc, i, &req.Messages[i])
+		c.System += mc.System
+		c.Messages += mc.Messages
+		c.ToolResults += mc.ToolResults
+		c.Files += mc.Files
 	}
+	cs.counted.keep(len(req.Messages))
 	c.ToolDefinitions = estimateTools(tc, req.Tools)
 	tc.sweep()
 	moved := min(cs.textTools, c.System)

@@ -205,6 +205,14 @@ func TestIncrementalEstimate(t *testing.T) {
 	check("a result shortened")
 	req.Messages[1].ToolCalls[0].Arguments[3] = '.' // same slice, other bytes: "p.th"
 	check("arguments changed in place")
+	req.Messages = append(req.Messages,
+		llm.Message{Role: llm.RoleUser, Content: "<agent_control>{\"state\":\"need_tools\"}\n[read_file result]\n" + strings.Repeat("package x\n", 30) + "</agent_control>\nGo on."},
+		llm.Message{Role: llm.RoleUser, Content: "main.go " + attachmentMarker + "\n" + strings.Repeat("func main() {}\n", 20)})
+	check("text results and attachments")
+	req.Messages[2], req.Messages[3] = req.Messages[3], req.Messages[2]
+	check("two messages swapped")
+	req.Messages[3].Role = llm.RoleAssistant // the tool result, now at 3
+	check("a role changed")
 	req.Messages = append(req.Messages[:1], llm.Message{Role: llm.RoleUser, Content: "Summary of the earlier conversation: " + strings.Repeat("it read files. ", 20)})
 	check("compacted")
 	r.cs.estimate(req)
@@ -238,7 +246,7 @@ func BenchmarkEstimateRequest(b *testing.B) {
 	b.Run("first", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			r.cs.tokens = tokenCache{}
+			r.cs.tokens, r.cs.counted = tokenCache{}, countedMessages{}
 			r.cs.estimate(req)
 		}
 		b.ReportMetric(float64(bytes), "history-bytes")
