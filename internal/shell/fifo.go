@@ -131,30 +131,49 @@ func (p *bashProc) takeSpare() (*os.File, string, uint64) {
 	return rd, fifo, ino
 }
 
-// writePrivate writes a file olly creates afresh in a bash's folder (a
-// link left there is removed, not followed).
-// Raw system calls: the file is written once and closed, which an
-// *os.File would first register with the poller (and fail to).
-func writePrivate(path string, b []byte) error {
-	if err := syscall.Unlink(path); err != nil && !errors.Is(err, syscall.ENOENT) {
-		_ = os.Remove(path) // not a file: a directory put there
+// writeRequest writes b to p's request file. The file is created once
+// per bash, afresh (a link or anything else left in its place is
+// removed, never followed), and olly keeps it open: later requests are
+// written into that same file, so nothing a command puts at its path
+// can make olly write elsewhere. (What bash reads is whatever is at the
+// path: a command can always tamper with its own bash's requests, see
+// docs/shell.md; no other bash's processes can write this folder.)
+// Raw system calls: an *os.File would register with the poller (and
+// fail to).
+func (p *bashProc) writeRequest(b []byte) error {
+	path := filepath.Join(p.dir, "req")
+	if !p.reqOpen {
+		if err := syscall.Unlink(path); err != nil && !errors.Is(err, syscall.ENOENT) {
+			_ = os.Remove(path) // not a file: a directory put there
+		}
+		fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+		if err != nil {
+			return &os.PathError{Op: "open", Path: path, Err: err}
+		}
+		p.req, p.reqOpen = fd, true
 	}
-	fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
-	if err != nil {
-		return &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	for len(b) > 0 && err == nil {
-		var n int
-		if n, err = syscall.Write(fd, b); err == syscall.EINTR {
+	n := len(b)
+	var err error
+	for off := 0; off < n && err == nil; {
+		var w int
+		if w, err = syscall.Pwrite(p.req, b[off:], int64(off)); err == syscall.EINTR {
 			err = nil
 		}
-		b = b[max(n, 0):]
+		off += max(w, 0)
 	}
-	if cerr := syscall.Close(fd); err == nil {
-		err = cerr
+	if err == nil {
+		err = syscall.Ftruncate(p.req, int64(n)) // a longer request before
 	}
 	if err != nil {
 		return &os.PathError{Op: "write", Path: path, Err: err}
 	}
 	return nil
+}
+
+// closeRequest closes p's request file.
+func (p *bashProc) closeRequest() {
+	if p.reqOpen {
+		_ = syscall.Close(p.req)
+		p.reqOpen = false
+	}
 }

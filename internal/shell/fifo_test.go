@@ -57,3 +57,28 @@ func TestOutputFIFOUsedAgainOnlyWhenFree(t *testing.T) {
 		t.Errorf("the link's target was written: %q", b)
 	}
 }
+
+// TestRequestFileLinkNotFollowed: olly writes each request into the
+// request file it made when the bash started; a command that puts a link
+// (or a file) at its path makes olly write nowhere else, and the session
+// goes on (its bash, which reads what is at the path, is replaced when
+// that is not olly's request).
+func TestRequestFileLinkNotFollowed(t *testing.T) {
+	m, _ := newTestManager(t, nil)
+	sh := m.Session("s")
+	target := filepath.Join(t.TempDir(), "target")
+	if err := os.WriteFile(target, []byte("original\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, plant := range []string{`ln -s "` + target + `" "$__olly_d/req"`, `echo planted > "$__olly_d/req"`} {
+		mustRun(t, sh, `rm -f "$__olly_d/req"; `+plant, RunOptions{})
+		for i := range 2 {
+			if res := mustRun(t, sh, "echo after", RunOptions{}); res.Output != "after" {
+				t.Errorf("after %s, command %d: %s", plant, i, res.Text())
+			}
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "original\n" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+}

@@ -64,6 +64,10 @@ type bashProc struct {
 	spare     *os.File
 	spareFifo string
 	spareIno  uint64
+	// req is the request file, open from the first request on (reqOpen):
+	// see writeRequest. Guarded by the shell's sem.
+	req     int
+	reqOpen bool
 
 	exited  chan struct{} // closed once bash has exited; then waitErr is set
 	waitErr error
@@ -316,6 +320,7 @@ func (p *bashProc) release() {
 	if rd, _, _ := p.takeSpare(); rd != nil {
 		_ = rd.Close()
 	}
+	p.closeRequest()
 }
 
 // exitStatus describes how bash ended: its exit code, or -1 and the

@@ -100,7 +100,7 @@ func (s *Shell) send(r *run, command, dir string) error {
 	}
 	fields := append([]string{r.token, dir, r.fifo, save, sync, command}, names...)
 	req := strings.Join(fields, "\x00") + "\x00"
-	if err := writePrivate(filepath.Join(r.proc.dir, "req"), []byte(req)); err != nil {
+	if err := r.proc.writeRequest([]byte(req)); err != nil {
 		return fmt.Errorf("shell: write command: %w", err)
 	}
 	r.began, r.ticks = time.Now(), nowTicks()
