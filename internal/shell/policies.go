@@ -93,7 +93,10 @@ func fits(p *bashProc, pin *pinning) bool {
 	if p.dead() || p.nestedStale {
 		return false
 	}
-	if p.pinLost || !sameSpec(p.want, pin.want) {
+	// (The read-only bash may write only its own folders: a place of the
+	// workspace-write request lost to pinning is no reason to pin again.)
+	lost := p.pinLost && p.spec.Policy == sandbox.WorkspaceWrite
+	if lost || !sameSpec(p.want, pin.want) {
 		if spec, _ := pin.spec(); !sameSpec(p.spec, spec) {
 			return false
 		}
