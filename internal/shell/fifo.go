@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // openOutput gives r an output FIFO in the folder of the bash that runs
@@ -15,16 +17,22 @@ import (
 // link in its place), with its read end open (for the pump) and a write
 // end olly holds until bash has ended the command, so the pipe cannot end
 // before bash has opened it. The FIFO of the bash's previous command is
-// used again when that pipe ended (every process that had it let go:
-// none of its jobs can write into this command's output); otherwise one
-// is made. A FIFO made for a bash that was replaced before it began the
-// command is dropped first.
+// used again when that pipe ended (every process that had it let go) and
+// nothing was written into it since: a job that kept its path (or
+// reopened it, through /proc or the folder) and wrote into it between
+// the commands would otherwise put those bytes at the head of this
+// command's output, so such a FIFO is dropped and a new one made.
+// Otherwise one is made. A FIFO made for a bash that was replaced before
+// it began the command is dropped first. (A job of this bash that still
+// runs can open the output of a later command while it runs all the
+// same, by /proc/<bash>/fd/1 or by the path the request names: see
+// docs/shell.md, "What a job can do to later commands' output".)
 func (s *Shell) openOutput(r *run) error {
 	s.dropOutput(r)
 	if rd, fifo, ino := r.proc.takeSpare(); rd != nil {
 		// Still the FIFO olly made (a command of this bash may have put
 		// something else in its place, a link or a file)?
-		if hold, err := openHold(fifo); err == nil && fifoIno(hold) == ino {
+		if hold, err := openHold(fifo); err == nil && fifoIno(hold) == ino && !buffered(rd) {
 			_ = rd.SetReadDeadline(time.Time{})
 			s.startOutput(r, fifo, ino, rd, hold)
 			return nil
@@ -49,14 +57,58 @@ func (s *Shell) openOutput(r *run) error {
 		_ = syscall.Unlink(fifo)
 		return fmt.Errorf("shell: open output pipe: %w", err)
 	}
+	if betweenOutputOpens != nil {
+		betweenOutputOpens(fifo)
+	}
 	hold, err := openHold(fifo)
 	if err != nil {
 		_ = rd.Close()
 		_ = syscall.Unlink(fifo)
 		return fmt.Errorf("shell: open output pipe: %w", err)
 	}
-	s.startOutput(r, fifo, fifoIno(hold), rd, hold)
+	// hold is opened by path: it must be the FIFO rd reads, or bash would
+	// write into another one (one a job put there between the two opens,
+	// and reads), rd would see its end at once, and the reuse check
+	// (same inode as hold) would keep that going for every later command.
+	ino := fifoIno(hold)
+	if ino == 0 || ino != fileFifoIno(rd) {
+		_ = syscall.Close(hold)
+		_ = rd.Close()
+		_ = syscall.Unlink(fifo)
+		return fmt.Errorf("shell: open output pipe: %s was replaced while olly opened it (by a background job of this shell?); run the command again", fifo)
+	}
+	s.startOutput(r, fifo, ino, rd, hold)
 	return nil
+}
+
+// betweenOutputOpens, when set (by tests only), is called between the
+// opens of a new FIFO's read end and olly's write end: where a job could
+// put another FIFO in its place.
+var betweenOutputOpens func(fifo string)
+
+// fileFifoIno is fifoIno of an *os.File (through its descriptor, without
+// Fd, which would make the file blocking).
+func fileFifoIno(f *os.File) uint64 {
+	var ino uint64
+	if c, err := f.SyscallConn(); err == nil {
+		_ = c.Control(func(fd uintptr) { ino = fifoIno(int(fd)) })
+	}
+	return ino
+}
+
+// buffered reports whether bytes wait in the pipe rd reads (or that
+// cannot be told): written after its last command's output ended, by a
+// process that opened the FIFO again, they are not the next command's.
+func buffered(rd *os.File) bool {
+	n, err := -1, error(nil)
+	c, cerr := rd.SyscallConn()
+	if cerr != nil {
+		return true
+	}
+	if cerr = c.Control(func(fd uintptr) { n, err = unix.IoctlGetInt(int(fd), fionread) }); cerr != nil || err != nil {
+		return true
+	}
+	return n != 0
 }
 
 // fifoIno returns the inode of the FIFO fd is open on (0 if it is not a

@@ -1,8 +1,10 @@
 package shell
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -80,5 +82,87 @@ func TestRequestFileLinkNotFollowed(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(target); string(b) != "original\n" {
 		t.Errorf("the link's target was written: %q", b)
+	}
+}
+
+// TestOutputFIFOWrittenBetweenCommandsIsNotUsedAgain: a job that let go
+// of its command's output but kept the FIFO's path writes into it after
+// that command's output ended; the bytes must not reach the next
+// command's output (the FIFO, with bytes waiting, is dropped and a new
+// one made).
+func TestOutputFIFOWrittenBetweenCommandsIsNotUsedAgain(t *testing.T) {
+	requireProc(t)
+	m, ws := newTestManager(t, nil)
+	sh := m.Session("s")
+	marker := filepath.Join(ws, "written")
+	first := mustRun(t, sh, `f=$(readlink /proc/$$/fd/1); (sleep .3; printf 'ok  \tfake/pkg\n' >"$f"; : >"`+marker+`") >/dev/null 2>&1 & echo first`, RunOptions{})
+	if first.Output != "first" {
+		t.Fatalf("%s", first.Text())
+	}
+	kept := sh.proc.spareFifo
+	if kept == "" {
+		t.Fatal("the FIFO of a command whose output ended was not kept (this test needs it kept)")
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for _, err := os.Stat(marker); err != nil; _, err = os.Stat(marker) {
+		if time.Now().After(deadline) {
+			t.Fatal("the job did not write")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if fi, err := os.Lstat(kept); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("the job did not write into the kept FIFO (%v, %v)", fi, err)
+	}
+	if res := mustRun(t, sh, "echo FAIL real", RunOptions{}); res.Output != "FAIL real" {
+		t.Errorf("what the job wrote between the commands reached the next one: %q", res.Output)
+	}
+	if sh.proc.spareFifo == kept {
+		t.Errorf("the FIFO written between commands was used again (%s)", kept)
+	}
+	if res := mustRun(t, sh, "echo again", RunOptions{}); res.Output != "again" {
+		t.Errorf("the command after: %s", res.Text())
+	}
+}
+
+// TestOutputFIFOSwappedBetweenOpensIsRefused: a FIFO put in place of a
+// new output FIFO between olly's two opens of it (by a job that reads
+// it) fails that command; without the check bash would write into the
+// job's FIFO while olly read an empty one, for that command and every
+// later one of the bash.
+func TestOutputFIFOSwappedBetweenOpensIsRefused(t *testing.T) {
+	requireProc(t)
+	m, _ := newTestManager(t, nil)
+	sh := m.Session("s")
+	var thief *os.File
+	t.Cleanup(func() {
+		betweenOutputOpens = nil
+		if thief != nil {
+			_ = thief.Close()
+		}
+	})
+	betweenOutputOpens = func(fifo string) {
+		betweenOutputOpens = nil
+		other := fifo + ".other"
+		if err := syscall.Mkfifo(other, 0o600); err != nil {
+			t.Error(err)
+			return
+		}
+		var err error
+		if thief, err = os.OpenFile(other, os.O_RDONLY|syscall.O_NONBLOCK, 0); err != nil {
+			t.Error(err)
+		}
+		if err := os.Rename(other, fifo); err != nil {
+			t.Error(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if res, err := sh.Run(ctx, "echo stolen", RunOptions{}); err == nil {
+		t.Errorf("a FIFO swapped between the opens was used: %s", res.Text())
+	}
+	for _, word := range []string{"one", "two"} {
+		if res := mustRun(t, sh, "echo "+word, RunOptions{}); res.Output != word {
+			t.Errorf("a later command's output: %s", res.Text())
+		}
 	}
 }

@@ -2,7 +2,11 @@
 
 package shell
 
-import "syscall"
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
 
 // sysProcAttr starts bash in its own session (no controlling terminal,
 // its own process group) with a parent-death signal: the kernel kills it
@@ -12,3 +16,7 @@ import "syscall"
 func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGKILL}
 }
+
+// fionread is the ioctl that tells how many bytes wait in a pipe
+// (FIONREAD, which Linux names TIOCINQ).
+const fionread = unix.TIOCINQ
