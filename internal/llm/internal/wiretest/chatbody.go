@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/llm"
@@ -216,7 +217,14 @@ func CachedOnWire(t *testing.T, d Dialect, plain func(*llm.ChatRequest) ([]byte,
 		if got := srv.LastRequest(d.ChatPath).Body; !bytes.Equal(got, want) {
 			t.Fatalf("request %d: the server received\n%s\nwant\n%s", i, got, want)
 		}
+		// From the second request on, a result of 100 KB: the bodies pass
+		// the transport's 64 KiB write buffer (the rest is written from
+		// the pieces, copyConn).
+		result := fmt.Sprint("package a // ", i)
+		if i > 0 {
+			result = strings.Repeat(fmt.Sprintf("<%d> & \"x\"\n", i), 10_000)
+		}
 		req.Messages = append(req.Messages, llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: fmt.Sprint("c", i), Name: "read", Arguments: json.RawMessage(`{"path":"a.go"}`)}}},
-			llm.Message{Role: llm.RoleTool, ToolName: "read", ToolCallID: fmt.Sprint("c", i), Content: fmt.Sprint("package a // ", i)})
+			llm.Message{Role: llm.RoleTool, ToolName: "read", ToolCallID: fmt.Sprint("c", i), Content: result})
 	}
 }
