@@ -3,6 +3,7 @@ package openai_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/llm"
@@ -57,4 +58,29 @@ func BenchmarkChatStreamSSEToolCall(b *testing.B) {
 		}
 		return benchDelta{"tool_calls": []any{call}}
 	}))
+}
+
+// stepEvents is an agent step's answer: a tool call in one event, the
+// finish reason, the usage.
+const stepEvents = `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"qwen3:8b","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_9","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"internal/x/f.go\"}"}}]},"finish_reason":null}]}
+
+data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"qwen3:8b","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"qwen3:8b","choices":[],"usage":{"prompt_tokens":900,"completion_tokens":20,"total_tokens":920}}
+
+data: [DONE]
+
+`
+
+// BenchmarkRequest is one agent iteration's request and answer over
+// loopback HTTP at a conversation of 20 and 200 messages, the body encoded
+// whole (plain) or from the conversation's cache.
+func BenchmarkRequest(b *testing.B) {
+	for _, n := range []int{20, 200} {
+		for _, cached := range []bool{false, true} {
+			b.Run(fmt.Sprintf("messages=%d/cached=%v", n, cached), func(b *testing.B) {
+				wiretest.BenchRoundTrip(b, "text/event-stream", []byte(stepEvents), func(url string) (llm.Provider, error) { return openai.New(url) }, n, cached)
+			})
+		}
+	}
 }
