@@ -38,6 +38,19 @@ func BenchmarkAnalyze(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(typicalCommands))/1000, "µs/command")
 }
 
+// BenchmarkReadOnly is the other check the terminal tool makes of every
+// command (it parses the command again).
+func BenchmarkReadOnly(b *testing.B) {
+	opts := testOpts()
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range typicalCommands {
+			ReadOnly(c, opts)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(typicalCommands))/1000, "µs/command")
+}
+
 // installScript is a longer, realistic script: functions, loops, a
 // here-document, nested bash -c, a download to a file.
 const installScript = `#!/usr/bin/env bash

@@ -29,7 +29,7 @@ func ReadOnly(command string, opts Options) (ok bool, reason string) {
 	if strings.TrimSpace(command) == "" {
 		return false, "the command is empty"
 	}
-	f, err := syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	f, err := parse(command)
 	if err != nil {
 		return false, "the shell cannot parse it"
 	}
