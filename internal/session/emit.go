@@ -131,6 +131,9 @@ type publisher struct {
 	// failed is the first failure of a queued event, until flushEmits
 	// reports it.
 	failed error
+	// ack is the store's callback for every durable event of the session
+	// (settleNext), made once instead of a closure per event.
+	ack func(error)
 }
 
 // publication is one emitted event waiting for its turn to be published.
@@ -176,9 +179,12 @@ func (p *publisher) durable(ctx context.Context, st Log, bus *event.Bus, ev even
 		item.settled = make(chan struct{})
 	}
 	// The store calls back from its committer, which may happen before
-	// AppendAsync returns: settle waits for p.mu, which is held until item
-	// is complete.
-	if err := st.AppendAsync(ctx, rec, func(err error) { p.settle(bus, item, err) }); err != nil {
+	// AppendAsync returns: settleNext waits for p.mu, which is held until
+	// item is queued.
+	if p.ack == nil {
+		p.ack = func(err error) { p.settleNext(bus, err) }
+	}
+	if err := st.AppendAsync(ctx, rec, p.ack); err != nil {
 		return nil, err
 	}
 	ev.Seq, ev.ParentSeq, ev.At = rec.Seq, rec.ParentSeq, rec.At
@@ -187,11 +193,23 @@ func (p *publisher) durable(ctx context.Context, st Log, bus *event.Bus, ev even
 	return item, nil
 }
 
-// settle records the store's answer for item and publishes every event at
-// the head of the queue that is ready.
-func (p *publisher) settle(bus *event.Bus, item *publication, err error) {
+// settleNext records the store's answer for the oldest durable event not
+// yet answered: the store answers a session's events in the order they
+// were queued, and they were queued in the order of p.pending.
+func (p *publisher) settleNext(bus *event.Bus, err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	for _, it := range p.pending {
+		if !it.ready {
+			p.settleLocked(bus, it, err)
+			return
+		}
+	}
+}
+
+// settleLocked records the store's answer for item and publishes every
+// event at the head of the queue that is ready. p.mu is held.
+func (p *publisher) settleLocked(bus *event.Bus, item *publication, err error) {
 	item.ready, item.err = true, err
 	if err != nil && item.settled == nil && p.failed == nil {
 		p.failed = err // a queued event: nobody waits to be told

@@ -18,6 +18,7 @@ var insertChunks = [...]int{64, 16, 8, 4, 2, 1}
 type rowInserter struct {
 	stmts map[int]*sql.Stmt // by row count
 	rows  []*EventRecord    // the batch's events to insert, in order
+	types map[string]any    // boxType's
 	args  []any
 }
 
@@ -88,7 +89,7 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx) error {
 			if i == 0 || rec.Session != recs[i-1].Session {
 				session = rec.Session
 			}
-			args = append(args, session, rec.Seq, rec.ParentSeq, rec.Turn, rec.Type,
+			args = append(args, session, rec.Seq, rec.ParentSeq, rec.Turn, s.ins.boxType(rec.Type),
 				string(rec.Payload), nullString(rec.Text), rec.At.UnixMilli())
 		}
 		_, err := tx.StmtContext(ctx, s.ins.stmts[k]).ExecContext(ctx, args...)
@@ -100,6 +101,20 @@ func (s *Store) insertRows(ctx context.Context, tx *sql.Tx) error {
 		recs = recs[k:]
 	}
 	return nil
+}
+
+// boxType returns the event type as an argument, boxed once per type:
+// a log has a few dozen types, each repeated in most batches.
+func (r *rowInserter) boxType(t string) any {
+	if v, ok := r.types[t]; ok {
+		return v
+	}
+	if r.types == nil || len(r.types) >= 256 {
+		r.types = map[string]any{} // a bound on what a bad caller can make it hold
+	}
+	var v any = t
+	r.types[t] = v
+	return v
 }
 
 // reset empties the staged rows: a batch starts with none, whatever
