@@ -9,14 +9,6 @@ import (
 	"github.com/olly-agent/olly/internal/sandbox"
 )
 
-// sandboxSpec returns the sandbox one command runs in under policy (Policy
-// Unsandboxed when nothing confines it): what it asks for (wantSpec),
-// pinned (pinSpec).
-func (s *Shell) sandboxSpec(policy sandbox.Policy, writable []string) sandbox.Spec {
-	spec, _ := pinSpec(s.wantSpec(policy, writable))
-	return spec
-}
-
 // wantSpec returns the sandbox a command under policy asks for, its
 // places cleaned but not resolved again: the roots and build caches as
 // resolved when the manager was made, writable as workspace.Dirs gives
@@ -158,7 +150,7 @@ func (s *Shell) makeTmpDir() error {
 	if err != nil {
 		return fmt.Errorf("shell: create the session's temporary folder: %w", err)
 	}
-	// Pinned as a real path (sandboxSpec): the folder holding it may be a
+	// Pinned as a real path (as pinSpec wants it): the folder holding it may be a
 	// link (macOS's /var), never the folder itself.
 	s.tmpDir = realPath(dir)
 	return nil

@@ -117,7 +117,7 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 		return nil, fmt.Errorf("shell: find %s: %w (install bash or set the shell path)", opts.Shell, err)
 	}
 	m := &Manager{opts: opts, roots: rs, shellPath: shellPath, shells: make(map[string]*Shell)}
-	// The template's places are pinned as they resolve now (sandboxSpec).
+	// The template's places are pinned as they resolve now (see pinSpec).
 	for _, p := range opts.SandboxSpec.Writable {
 		m.caches = append(m.caches, sandbox.RealPrefix(p))
 	}
