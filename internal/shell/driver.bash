@@ -6,10 +6,15 @@
 #
 # STATE_DIR is this bash's own folder (one per bash: no other bash's
 # processes can write it, see docs/shell.md), with fd 3 the read end of olly's wake pipe and fd 4 the write end of the
-# frame pipe; stdin, stdout and stderr are /dev/null, and stay so outside
-# a command (the redirections a command's exec makes are undone with the
-# group's own, see the loop), so olly's code needs no redirection to
-# silence a builtin (each costs bash a dozen system calls). SLOT names the state
+# frame pipe; stdin, stdout and stderr are /dev/null, and normally stay so
+# outside a command (the redirections a command's exec makes are undone
+# with the group's own, see the loop), so olly's code needs no redirection
+# to silence a builtin (each costs bash a dozen system calls). This is not
+# a guarantee: a command that closes bash's saved copies of them (fds 10
+# and up) keeps its exec's redirection past the group, and then what the
+# function check prints goes there (into a file of its own: nothing olly
+# reads; a full pipe stalls the next request, which olly answers with a
+# new bash after 2 s, TestBashStdoutKeptPastACommand). SLOT names the state
 # file (STATE_DIR/state<SLOT>) olly copied there from what an earlier bash
 # of the session saved last ("" for none); the NAME=VALUE pairs are exported before every command
 # (TERM=dumb, TMPDIR, ...). Saves alternate between state0 and state1, so
@@ -57,8 +62,9 @@ __olly_begin() {
 	fi
 	# A command olly found stateless (save flag 0) is saved all the same if
 	# one of its command names is a function or an alias of the session.
-	# (What declare -F prints goes to bash's own stdout, /dev/null: a
-	# redirection here would cost bash a dozen system calls per name.)
+	# (What declare -F prints goes to bash's own stdout, normally
+	# /dev/null, see the top: a redirection here would cost bash a dozen
+	# system calls per name.)
 	for __olly_n in "${__olly_req[@]:6}"; do
 		[[ -z ${BASH_ALIASES[$__olly_n]+x} ]] || __olly_sv=1
 		builtin declare -F -- "$__olly_n" && __olly_sv=1

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -92,9 +93,11 @@ func TestStatelessCommandsSkipTheSave(t *testing.T) {
 // TestDriverOutputStaysOutOfACommandsFiles: olly's own code in the
 // session's bash silences builtins by bash's own stdout and stderr
 // (/dev/null), not by redirections: a command that redirected its
-// descriptors with exec must not get what olly's code prints (the
-// function check prints the function's name) in its file, and the next
-// command's output still reaches olly.
+// descriptors with exec (bash undoes that after the command's group)
+// must not get what olly's code prints (the function check prints the
+// function's name) in its file, and the next command's output still
+// reaches olly. (It would pass with redirections in olly's code too; a
+// command that keeps its exec past the group: TestBashStdoutKeptPastACommand.)
 func TestDriverOutputStaysOutOfACommandsFiles(t *testing.T) {
 	m, ws := newTestManager(t, nil)
 	sh := m.Session("s")
@@ -105,5 +108,41 @@ func TestDriverOutputStaysOutOfACommandsFiles(t *testing.T) {
 	}
 	if b, err := os.ReadFile(ws + "/leak"); err != nil || string(b) != "hidden\n" {
 		t.Errorf("the command's file holds %q (%v), want only what the command wrote", b, err)
+	}
+}
+
+// TestBashStdoutKeptPastACommand: a command that closes bash's saved
+// copies of its descriptors (fds 10 and up, found through /proc) keeps its
+// exec's redirection of bash's stdout past the command, so what olly's
+// function check prints lands there (driver.bash says so); later
+// commands' results are still right, also when that stdout is a full
+// pipe (the next request stalls: olly starts a new bash after 2 s and
+// runs the command there).
+func TestBashStdoutKeptPastACommand(t *testing.T) {
+	requireProc(t)
+	closeSaved := `for p in /proc/$$/fd/*; do n=${p##*/}; if ((n >= 10)) && [[ $(readlink "$p") == /dev/null ]]; then eval "exec $n>&-"; fi; done`
+	for _, tc := range []struct{ name, redirect string }{
+		{"file", `exec >leak 2>/dev/null; ` + closeSaved},
+		{"full pipe", `mkfifo p; exec 1<>p 2>/dev/null; ` + closeSaved + `; exec 5<>p; head -c 65536 /dev/zero >&5; exec 5>&-`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, ws := newTestManager(t, nil)
+			sh := m.Session("s")
+			mustRun(t, sh, `f() { echo from-f; }; `+tc.redirect, RunOptions{})
+			pid := sh.proc.pid
+			for i := range 2 {
+				if res := mustRun(t, sh, "f", RunOptions{}); res.Output != "from-f" {
+					t.Errorf("command %d after: %s", i, res.Text())
+				}
+			}
+			// The case happened: the check's output went to the file, or
+			// the stalled bash was replaced.
+			if b, _ := os.ReadFile(filepath.Join(ws, "leak")); tc.name == "file" && string(b) != "f\nf\n" {
+				t.Errorf("leak holds %q: the redirection did not outlive the command", b)
+			}
+			if tc.name == "full pipe" && sh.proc.pid == pid {
+				t.Error("the bash whose stdout is a full pipe was not replaced")
+			}
+		})
 	}
 }
