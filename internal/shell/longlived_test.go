@@ -420,3 +420,41 @@ func TestLongLivedShellWithReadOnlyGit(t *testing.T) {
 		t.Errorf("second command (sandbox: %s): %q, want %q", sb.Status(), res.Output, want)
 	}
 }
+
+// TestMissingPlaceMadeAsItsFolderWasStampedIsSeen: a place made in the
+// same tick of the clock as the stamp of its folder (here: the folder's
+// time set back to the stamped one, as the same tick leaves it) is seen
+// at the next check, and at every check until the folder's time is old
+// enough to tell changes by; then the check is one stat again.
+func TestMissingPlaceMadeAsItsFolderWasStampedIsSeen(t *testing.T) {
+	home := t.TempDir()
+	place := filepath.Join(home, ".npm")
+	stamps := missingStamps([]string{place})
+	if len(stamps) != 1 || stamps[0].path != home {
+		t.Fatalf("stamps %+v, want one for %s", stamps, home)
+	}
+	if stampsChanged(stamps) {
+		t.Fatal("changed without a change")
+	}
+	stamped := stamps[0].mtime
+	if err := os.Mkdir(place, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(home, stamped, stamped); err != nil {
+		t.Fatal(err)
+	}
+	if !stampsChanged(stamps) {
+		t.Error("a place made in the tick its folder was stamped in went unnoticed")
+	}
+	// An old folder time: the stamp is trusted (one stat per check).
+	if err := os.Remove(place); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(home, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if stampsChanged(stamps) || stamps[0].racy {
+		t.Errorf("a folder an hour old still racy: %+v", stamps[0])
+	}
+}

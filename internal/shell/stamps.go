@@ -32,7 +32,18 @@ type dirStamp struct {
 	// time): none can appear without a change there (see missingStamps).
 	missing []string
 	parts   []*dirStamp // missing places now watched through several folders
+	// racy: path's modification time was too recent, when stamped, for a
+	// later change to be told from it (the same clock tick, or the same
+	// second where a file system keeps seconds): the missing places are
+	// looked at again at the next check (missingChanged).
+	racy bool
 }
+
+// racyGrain is how recent a folder's modification time must be for an
+// entry made next to count as possibly unseen: the kernel's file times
+// come from a clock that ticks every few milliseconds, and some file
+// systems keep whole seconds.
+const racyGrain = 1100 * time.Millisecond
 
 // stampsFor lists the dirStamps of spec, whose allow list (as Start
 // gives it to the kernel) is grants. Split directories are watched
@@ -192,7 +203,7 @@ func missingStamps(paths []string) []*dirStamp {
 			st.missing = append(st.missing, p)
 			continue
 		}
-		st := &dirStamp{path: dir, exists: true, ino: ino, mtime: mtime, missing: []string{p}}
+		st := &dirStamp{path: dir, exists: true, ino: ino, mtime: mtime, missing: []string{p}, racy: time.Since(mtime) < racyGrain}
 		byDir[dir] = st
 		out = append(out, st)
 	}
@@ -203,22 +214,31 @@ func missingStamps(paths []string) []*dirStamp {
 // A place can appear only by a new entry in the folder nearest to it
 // that existed (its modification time changes), or by that folder or
 // one above it being replaced (the path leads to another inode), so the
-// places are looked at only then; if none exists, they are watched again
-// through the folders nearest to them now (a deeper one, perhaps, for
-// some of them: then st holds a stamp per folder).
+// places are looked at only then, or when the folder's time was too
+// recent to tell a change by (racy); if none exists, they are watched
+// again through the folders nearest to them now (a deeper one, perhaps,
+// for some of them: then st holds a stamp per folder), stamped before
+// the places are looked at, so that one made in between changes the new
+// stamp. A modification time is a hint, not a proof: a command can set
+// it back (touch -d), and then a place it made is not noticed until the
+// folder changes again; this only delays a new bash (a live one has no
+// rule for a place that was missing, and a new one grants it pinned).
 func missingChanged(st *dirStamp) bool {
 	if st.parts != nil {
 		return stampsChanged(st.parts)
 	}
-	if ino, mtime, ok := statDir(st.path); ok && ino == st.ino && mtime.Equal(st.mtime) {
-		return false
+	if !st.racy {
+		if ino, mtime, ok := statDir(st.path); ok && ino == st.ino && mtime.Equal(st.mtime) {
+			return false
+		}
 	}
+	parts := missingStamps(st.missing)
 	for _, p := range st.missing {
 		if _, err := os.Stat(p); err == nil {
 			return true
 		}
 	}
-	if parts := missingStamps(st.missing); len(parts) == 1 && parts[0].missing != nil {
+	if len(parts) == 1 && parts[0].missing != nil {
 		*st = *parts[0]
 	} else {
 		st.parts = parts
