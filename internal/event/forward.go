@@ -148,3 +148,6 @@ func Known(t Type) bool { return event.Known(t) }
 
 // Types lists every event type, in the reference order (event.Types).
 func Types() []Type { return event.Types() }
+
+// WarmEncoders builds the encoders of every payload type (event.WarmEncoders).
+func WarmEncoders() { event.WarmEncoders() }
