@@ -17,6 +17,7 @@ import (
 	"github.com/olly-agent/olly/event"
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/approval"
+	"github.com/olly-agent/olly/internal/exetrim"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/ui/printmode"
 )
@@ -192,6 +193,10 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 		<-runCtx.Done()
 		stop()
 	}()
+	// Start-up is over (settings, the database, the app, the session):
+	// drop the executable's pages only it used, as main did for package
+	// initialisation's (internal/exetrim; peak RSS in docs/performance.md).
+	exetrim.Trim()
 	code, err := printmode.Run(runCtx, printmode.Options{
 		Sessions:  a.Sessions,
 		Approvals: a.Approvals,

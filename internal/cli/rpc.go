@@ -16,6 +16,7 @@ import (
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/exetrim"
 	"github.com/olly-agent/olly/internal/export"
 	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/session"
@@ -133,6 +134,7 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 	o := protocolOptions(a, catalog, emb, logger)
 	o.In, o.Out, o.SessionID, o.Events, o.Warnings = f.IO.In, f.IO.Out, sess.ID, opts.Events, warnings
 	o.Settings = f.settingsService(st, a)
+	exetrim.Trim() // start-up is over (internal/exetrim)
 	return rpc.Serve(runCtx, o)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/olly-agent/olly/event"
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/approval"
+	"github.com/olly-agent/olly/internal/exetrim"
 	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
@@ -124,6 +125,7 @@ func runServe(ctx context.Context, f *Factory, opts *serveOptions) error {
 			fmt.Fprintf(f.IO.ErrOut, "olly: could not open a browser (%v): open the address above\n", err)
 		}
 	}
+	exetrim.Trim() // start-up is over (internal/exetrim)
 	return srv.Serve(runCtx, ln)
 }
 

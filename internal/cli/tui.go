@@ -10,6 +10,7 @@ import (
 	"github.com/olly-agent/olly/event"
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/approval"
+	"github.com/olly-agent/olly/internal/exetrim"
 	"github.com/olly-agent/olly/internal/session"
 	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/ui/tui"
@@ -60,6 +61,9 @@ func runTUI(ctx context.Context, f *Factory, opts *printOptions, args []string) 
 	}()
 	d.log.Info("tui", "session", sess.ID, "workspace", sess.Workspace, "model", sess.Model)
 
+	// Start-up is over: drop the executable's pages only it used
+	// (internal/exetrim).
+	exetrim.Trim()
 	task := strings.TrimSpace(strings.Join(args, " "))
 	id := sess.ID
 	if id == "" {

@@ -40,9 +40,12 @@ type markdown struct {
 // changes.
 const renderCacheMax = 4096
 
-// classNames are the class values the policy lets through: chroma's and
-// goldmark's (language-go) short names.
-var classNames = regexp.MustCompile(`^[a-zA-Z0-9 _-]{1,200}$`)
+// classNamesPattern matches the class values the policy lets through:
+// chroma's and goldmark's (language-go) short names. It is compiled by
+// newMarkdown, not as a package variable: the {1,200} repeat compiles to
+// ~190 KB, which every olly process (print mode, the sandbox helper) held
+// from package initialisation on (`GODEBUG=inittrace=1`), web UI or not.
+const classNamesPattern = `^[a-zA-Z0-9 _-]{1,200}$`
 
 func newMarkdown() *markdown {
 	code := &codeRenderer{format: chromahtml.New(chromahtml.WithClasses(true)), style: styles.Get(chromaStyle)}
@@ -51,7 +54,7 @@ func newMarkdown() *markdown {
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(util.Prioritized(code, 100))),
 	)
 	p := bluemonday.UGCPolicy()
-	p.AllowAttrs("class").Matching(classNames).OnElements("span", "code", "pre", "div")
+	p.AllowAttrs("class").Matching(regexp.MustCompile(classNamesPattern)).OnElements("span", "code", "pre", "div")
 	p.RequireNoReferrerOnLinks(true)
 	p.AddTargetBlankToFullyQualifiedLinks(true)
 	return &markdown{md: md, policy: p, cache: map[string]string{}}
