@@ -23,8 +23,10 @@
 //  3. it drops what is mapped already (MADV_DONTNEED: clean private file
 //     pages; the next touch maps the same bytes back from the page cache).
 //
-// Trim, called by main once start-up is over, drops the pages again, so
-// the pages only package initialisation used stop counting too.
+// Trim drops the pages again, so those only an earlier phase used stop
+// counting: main calls it after package initialisation, and print mode,
+// the TUI, serve and rpc once their start-up (settings, the database, the
+// app, the session) is over.
 //
 // Only whole pages of the executable's loaded segments without write
 // permission (from its program headers) are touched: never .data, .bss,
@@ -52,10 +54,10 @@
 // TestExetrimInitialisesFirst checks this.
 //
 // The cost is page faults: one per 4 KiB page used instead of one per
-// 64 KiB or per folio. A print-mode run takes about 4,300 more (one-off:
-// the same at 20 and at 100 steps). On bare metal a fault is about a
+// 64 KiB or per folio. A print-mode run takes about 5,200 more, all before
+// its first model request (the same at 20 and at 100 steps). On bare metal a fault is about a
 // microsecond; in the KVM guest docs/performance.md measures on, 13–25 µs,
-// so there start-up costs 55–110 ms more CPU (see "Peak RSS" there). The
+// so there start-up costs ~100 ms more CPU (see "Peak RSS" there). The
 // sandbox helper, which only confines itself and executes a command, is
 // not armed.
 package exetrim
