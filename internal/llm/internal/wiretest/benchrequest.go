@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/llm"
@@ -73,12 +72,6 @@ func BenchIterations(b *testing.B, n int, cached bool, send func(*llm.ChatReques
 	b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
-// cpuNow is the process's user+system CPU time in nanoseconds.
-func cpuNow() int64 {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
 
 // BenchRoundTrip is BenchIterations over loopback HTTP: the server reads
 // the request and answers with response (a tool call and the final
