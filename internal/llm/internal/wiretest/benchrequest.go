@@ -72,7 +72,6 @@ func BenchIterations(b *testing.B, n int, cached bool, send func(*llm.ChatReques
 	b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
-
 // BenchRoundTrip is BenchIterations over loopback HTTP: the server reads
 // the request and answers with response (a tool call and the final
 // chunk), which the client decodes. Allocations and CPU include the
