@@ -18,19 +18,30 @@ import (
 func TestIdleBashFolderIsNotReadAgain(t *testing.T) {
 	m, _, _, _ := sandboxed(t)
 	sh := m.Session("s1")
-	job := `( sleep 0.3; for f in "$__olly_d"/state0 "$__olly_d"/state1; do echo 'export PLANTED=yes' > "$f"; done ) >/dev/null 2>&1 & echo started`
+	// The job writes only once the test says the bash waits idle (a fixed
+	// delay raced the workspace-write bash's start under load: a write
+	// before the bash went idle is its command's own state).
+	signal := filepath.Join(t.TempDir(), "idle")
+	job := `( until [ -e '` + signal + `' ]; do sleep 0.02; done; for f in "$__olly_d"/state0 "$__olly_d"/state1; do echo 'export PLANTED=yes' > "$f"; done ) >/dev/null 2>&1 & echo started`
 	if res := mustRun(t, sh, job, RunOptions{Policy: sandbox.ReadOnly}); !strings.Contains(res.Output, "started") {
 		t.Fatalf("the job did not start: %s", res.Text())
 	}
 	// The read-only bash goes idle; this command changes no state.
 	mustRun(t, sh, "true", RunOptions{})
-	time.Sleep(800 * time.Millisecond)
+	if sh.idle == nil {
+		t.Fatal("no idle read-only bash")
+	}
+	if err := os.WriteFile(signal, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	planted := false
-	for _, f := range []string{"state0", "state1"} {
-		matches, _ := filepath.Glob(filepath.Join(sh.dir, "b*", f))
-		for _, p := range matches {
-			if b, _ := os.ReadFile(p); strings.Contains(string(b), "PLANTED") {
-				planted = true
+	for deadline := time.Now().Add(10 * time.Second); !planted && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		for _, f := range []string{"state0", "state1"} {
+			matches, _ := filepath.Glob(filepath.Join(sh.dir, "b*", f))
+			for _, p := range matches {
+				if b, _ := os.ReadFile(p); strings.Contains(string(b), "PLANTED") {
+					planted = true
+				}
 			}
 		}
 	}
