@@ -203,7 +203,11 @@ func missingStamps(paths []string) []*dirStamp {
 			st.missing = append(st.missing, p)
 			continue
 		}
-		st := &dirStamp{path: dir, exists: true, ino: ino, mtime: mtime, missing: []string{p}, racy: time.Since(mtime) < racyGrain}
+		// A time in the future (touch -d, a file server's clock ahead)
+		// is not racy: a new entry sets the folder's time to now, which
+		// differs from the stamp.
+		d := time.Since(mtime)
+		st := &dirStamp{path: dir, exists: true, ino: ino, mtime: mtime, missing: []string{p}, racy: d >= 0 && d < racyGrain}
 		byDir[dir] = st
 		out = append(out, st)
 	}
