@@ -183,17 +183,24 @@ func (p *bashProc) takeSpare() (*os.File, string, uint64) {
 	return rd, fifo, ino
 }
 
-// writeRequest writes b to p's request file. The file is created once
-// per bash, afresh (a link or anything else left in its place is
-// removed, never followed), and olly keeps it open: later requests are
-// written into that same file, so nothing a command puts at its path
-// can make olly write elsewhere. (What bash reads is whatever is at the
-// path: a command can always tamper with its own bash's requests, see
+// writeRequest writes b to p's request file. The file is created
+// afresh (a link or anything else left in its place is removed, never
+// followed) at the bash's first request, and olly keeps it open: later
+// requests are written into that same file, so nothing a command puts at
+// its path can make olly write elsewhere. What bash reads is whatever is
+// at the path, so before each request olly checks that the path is still
+// its file (one fstat and one lstat) and makes it afresh if not: a job
+// that opened the file and put a FIFO at its path (to read olly's
+// request, token and all, and hand bash a rewritten one) is not read.
+// (A job of the same bash can still race olly for each request: see
 // docs/shell.md; no other bash's processes can write this folder.)
 // Raw system calls: an *os.File would register with the poller (and
 // fail to).
 func (p *bashProc) writeRequest(b []byte) error {
 	path := filepath.Join(p.dir, "req")
+	if p.reqOpen && !sameFile(p.req, path) {
+		p.closeRequest()
+	}
 	if !p.reqOpen {
 		if err := syscall.Unlink(path); err != nil && !errors.Is(err, syscall.ENOENT) {
 			_ = os.Remove(path) // not a file: a directory put there
@@ -228,4 +235,14 @@ func (p *bashProc) closeRequest() {
 		_ = syscall.Close(p.req)
 		p.reqOpen = false
 	}
+}
+
+// sameFile reports whether fd is open on the file at path (same device
+// and inode; a link at path is not followed).
+func sameFile(fd int, path string) bool {
+	var a, b syscall.Stat_t
+	if syscall.Fstat(fd, &a) != nil || syscall.Lstat(path, &b) != nil {
+		return false
+	}
+	return a.Dev == b.Dev && a.Ino == b.Ino
 }

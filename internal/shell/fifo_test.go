@@ -61,10 +61,11 @@ func TestOutputFIFOUsedAgainOnlyWhenFree(t *testing.T) {
 }
 
 // TestRequestFileLinkNotFollowed: olly writes each request into the
-// request file it made when the bash started; a command that puts a link
-// (or a file) at its path makes olly write nowhere else, and the session
-// goes on (its bash, which reads what is at the path, is replaced when
-// that is not olly's request).
+// request file it made; a command that puts a link (or a file) at its
+// path makes olly write nowhere else: at the next request olly sees that
+// the path is not its file and makes the file afresh, so the same bash
+// reads olly's request (it is not replaced) and the file at the path is
+// olly's again.
 func TestRequestFileLinkNotFollowed(t *testing.T) {
 	m, _ := newTestManager(t, nil)
 	sh := m.Session("s")
@@ -74,14 +75,44 @@ func TestRequestFileLinkNotFollowed(t *testing.T) {
 	}
 	for _, plant := range []string{`ln -s "` + target + `" "$__olly_d/req"`, `echo planted > "$__olly_d/req"`} {
 		mustRun(t, sh, `rm -f "$__olly_d/req"; `+plant, RunOptions{})
+		pid := sh.proc.pid
 		for i := range 2 {
 			if res := mustRun(t, sh, "echo after", RunOptions{}); res.Output != "after" {
 				t.Errorf("after %s, command %d: %s", plant, i, res.Text())
 			}
 		}
+		if sh.proc.pid != pid {
+			t.Errorf("after %s: the bash was replaced (olly did not make its request file afresh)", plant)
+		}
+		if !sh.proc.reqOpen || !sameFile(sh.proc.req, filepath.Join(sh.proc.dir, "req")) {
+			t.Errorf("after %s: the request file at the path is not olly's", plant)
+		}
 	}
 	if b, _ := os.ReadFile(target); string(b) != "original\n" {
 		t.Errorf("the link's target was written: %q", b)
+	}
+}
+
+// TestRequestFileFIFOPlantDoesNotLast: a job that opened the request
+// file and put a FIFO at its path could read each request olly writes
+// into the file (with its fresh token) and hand bash a rewritten one, for
+// the life of the bash, with no race to win (bash's open of the FIFO
+// waits for the job). olly sees the path is not its file and makes it
+// afresh, so the job's FIFO is never read and its rewrite never runs.
+func TestRequestFileFIFOPlantDoesNotLast(t *testing.T) {
+	requireProc(t)
+	m, _ := newTestManager(t, nil)
+	sh := m.Session("s")
+	mustRun(t, sh, "echo first", RunOptions{})
+	plant := `d=$__olly_d; exec 7<"$d/req"; rm -f "$d/req"; mkfifo "$d/req" || exit 3; ` +
+		`(for i in 1 2 3; do sed 's/echo after/echo HIJACK/' /dev/fd/7 >"$d/req"; done) >/dev/null 2>&1 & exec 7<&-; echo planted`
+	if res := mustRun(t, sh, plant, RunOptions{}); res.Output != "planted" {
+		t.Skipf("the job could not plant a FIFO here: %s", res.Text())
+	}
+	for i := range 2 {
+		if res := mustRun(t, sh, "echo after", RunOptions{}); res.Output != "after" {
+			t.Errorf("command %d: the job rewrote olly's request: %s", i, res.Text())
+		}
 	}
 }
 
