@@ -182,8 +182,10 @@ func (a *analyzer) walkFile(sc *scope, f *syntax.File) traits {
 // it is done (Parse resets it), and making a new one for every parse
 // (Analyze, and ReadOnly again, for every command the agent runs) cost
 // 2.7 KB and, in BenchmarkAnalyze, about half the time. What a parse
-// returns shares nothing with the parser.
-var parsers = sync.Pool{New: func() any {
+// returns shares nothing with the parser, and Parse resets it, also
+// after an error (TestPooledParserCarriesNoState pins that). A pointer,
+// so that the test can put a parser of its own in.
+var parsers = &sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash))
 }}
 
