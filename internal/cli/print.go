@@ -152,13 +152,7 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 	if term != nil {
 		defer term.Close()
 	}
-	policy := approval.Policy{Unattended: term == nil, Yes: opts.Yes}
-	if opts.Yes && term != nil {
-		// At a terminal --yes approves up to high by itself and still asks
-		// for critical actions.
-		policy.AutoApproveCommands, policy.AutoApproveSensitiveEdits = true, true
-	}
-	a, err := app.New(ctx, app.Options{Config: cfg, Store: st, Provider: d.provider, Log: logger, Approvals: policy, ExtraRoots: d.addDirs})
+	a, err := app.New(ctx, app.Options{Config: cfg, Store: st, Provider: d.provider, Log: logger, Approvals: printPolicy(opts.Yes, term != nil), ExtraRoots: d.addDirs})
 	if err != nil {
 		return err
 	}
@@ -210,6 +204,22 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 		Color:     f.IO.Color,
 		Terminal:  terminal,
 	})
+	return printExit(code, err)
+}
+
+// printPolicy is print mode's approval policy: unattended without a
+// terminal; at a terminal --yes approves up to high by itself and still
+// asks for critical actions.
+func printPolicy(yes, atTerminal bool) approval.Policy {
+	policy := approval.Policy{Unattended: !atTerminal, Yes: yes}
+	if yes && atTerminal {
+		policy.AutoApproveCommands, policy.AutoApproveSensitiveEdits = true, true
+	}
+	return policy
+}
+
+// printExit turns print mode's exit code and error into runPrint's error.
+func printExit(code int, err error) error {
 	if err != nil {
 		var ee *ExitError
 		if errors.As(err, &ee) {
