@@ -21,11 +21,12 @@ const (
 	uffdioAPI          = 0xC018AA3F
 	uffdioRegister     = 0xC020AA00
 
-	atPhdr   = 3 // auxiliary vector: where the program headers are
-	atPagesz = 6
-	ptLoad   = 1 // program header types and flags (elf.h)
-	ptPhdr   = 6
-	pfW      = 2
+	atPhdr    = 3 // auxiliary vector: where the program headers are
+	atPagesz  = 6
+	ptLoad    = 1 // program header types and flags (elf.h)
+	ptDynamic = 2
+	ptPhdr    = 6
+	pfW       = 2
 )
 
 // rawSyscall6 is implemented in sys_linux_*.s.
@@ -41,8 +42,8 @@ type uffdioRegisterArg struct {
 
 // phdr is the part of an Elf64_Phdr used here.
 type phdr struct {
-	typ, flags    uint32
-	vaddr, filesz uint64
+	typ, flags           uint32
+	vaddr, filesz, memsz uint64
 }
 
 // span is a page-aligned address range [lo, hi).
@@ -157,6 +158,9 @@ func readOnlySegments() ([]span, string) {
 	if !found {
 		return nil, "no PT_PHDR program header"
 	}
+	if textRelocated(phdrs, bias) {
+		return nil, "the loader patched the text (DT_TEXTREL): dropped pages would come back unpatched"
+	}
 	var spans []span
 	for _, p := range phdrs {
 		if p.typ != ptLoad || p.flags&pfW != 0 {
@@ -187,7 +191,7 @@ func programHeaders(b []byte) ([]phdr, string) {
 	phdrs := make([]phdr, num)
 	for i := range phdrs {
 		h := b[off+uint64(i)*size:]
-		phdrs[i] = phdr{typ: le32(h), flags: le32(h[4:]), vaddr: le64(h[16:]), filesz: le64(h[32:])}
+		phdrs[i] = phdr{typ: le32(h), flags: le32(h[4:]), vaddr: le64(h[16:]), filesz: le64(h[32:]), memsz: le64(h[40:])}
 	}
 	return phdrs, ""
 }
