@@ -15,12 +15,60 @@ import (
 	"unsafe"
 )
 
-// armedOrSkip skips on a kernel or in a container where the package could
-// not arm, saying why; everywhere else the test runs.
+// armedOrSkip skips only where the package is meant not to arm: a
+// kernel or container refusing userfaultfd or its asynchronous
+// write-protect mode, OLLY_EXETRIM=0, a debugger, a text-relocated build.
+// Any other reason is a breakage (a parsing regression, a wrong ioctl
+// argument) and fails the test, so the feature cannot go silently off.
 func armedOrSkip(t *testing.T) {
 	t.Helper()
-	if armed, why := Status(); !armed {
-		t.Skipf("not armed here: %s", why)
+	armed, why := Status()
+	if armed {
+		return
+	}
+	if os.Getenv("EXETRIM_REPORT") == "1" {
+		// TestTurnedOff's child, made not to arm; as the helper its
+		// -test.run is not parsed (flags stop at __sandbox), so it runs here.
+		t.Skip("TestTurnedOff's child process")
+	}
+	if hint, ok := skipHint(why); ok {
+		t.Skipf("not armed here: %s; %s", why, hint)
+	}
+	t.Fatalf("not armed: %s (not a kernel or container limit: this is a bug)", why)
+}
+
+// skipHint says what to do about a reason for not arming that is not a
+// bug; ok is false for every other reason.
+func skipHint(why string) (hint string, ok bool) {
+	for _, r := range []struct{ prefix, hint string }{
+		{"userfaultfd refused", "allow userfaultfd (sysctl vm.unprivileged_userfaultfd, or a seccomp profile permitting it, e.g. docker --security-opt seccomp=unconfined) to run this test"},
+		{"no asynchronous write-protect", "needs UFFD_FEATURE_WP_ASYNC (Linux 6.7 on amd64, about 6.10 on arm64)"},
+		{"turned off", "unset OLLY_EXETRIM to run this test"},
+		{"a debugger is attached", "run the test without a debugger"},
+		{"the loader patched the text", "build without text relocations (the default Go linking) to run this test"},
+	} {
+		if len(why) >= len(r.prefix) && why[:len(r.prefix)] == r.prefix {
+			return r.hint, true
+		}
+	}
+	return "", false
+}
+
+// TestSkipOnlyForLimits: breakages are not taken for kernel limits.
+func TestSkipOnlyForLimits(t *testing.T) {
+	for why, want := range map[string]bool{
+		"userfaultfd refused (errno 1)":                                    true,
+		"no asynchronous write-protect userfaultfd (Linux 6.7) (errno 22)": true,
+		"turned off (OLLY_EXETRIM=0)":                                      true,
+		"userfaultfd register (errno 22)":                                  false,
+		"no PT_PHDR program header":                                        false,
+		"no AT_PHDR or AT_PAGESZ in the auxiliary vector":                  false,
+		"the executable is not a little-endian 64-bit ELF file":            false,
+		"no read-only segment":                                             false,
+	} {
+		if _, got := skipHint(why); got != want {
+			t.Errorf("%q: skip %v, want %v", why, got, want)
+		}
 	}
 }
 
