@@ -33,8 +33,12 @@
 // the relocation-protected page or the heap. Pages a debugger patched
 // with breakpoints are private copies MADV_DONTNEED would discard, so
 // nothing is armed or dropped while /proc/self/status names a tracer
-// (a uprobe placed on olly's text from outside is the case left: it is
-// lost on a dropped page). Every step is best effort: on an older kernel,
+// visible in olly's PID namespace, or cannot be read or names none. A
+// debugger attached from outside that namespace (from the host, to olly in
+// a container) reads as TracerPid 0: its breakpoints and any code it
+// patched are lost on a dropped page (debugging state, not olly's data),
+// and so is a uprobe placed on olly's text from outside; OLLY_EXETRIM=0
+// before starting olly avoids both. Every step is best effort: on an older kernel,
 // where userfaultfd is refused (seccomp, sysctl) or off Linux amd64/arm64,
 // nothing changes and olly runs as before. OLLY_EXETRIM=0 turns it off
 // (for measuring against it).

@@ -81,3 +81,18 @@ func TestSpansHaveNoAnonymousPages(t *testing.T) {
 		t.Fatal("no mapping in smaps covers a span")
 	}
 }
+
+// TestTracerInFailsClosed: a status without a TracerPid line (unreadable,
+// cut short) counts as traced, so Trim drops nothing it cannot vouch for.
+func TestTracerInFailsClosed(t *testing.T) {
+	for status, want := range map[string]bool{
+		"Name:\tolly\nTracerPid:\t0\nUid:\t0\n": false,
+		"Name:\tolly\nTracerPid:\t4242\n":       true,
+		"Name:\tolly\n":                         true,
+		"":                                      true,
+	} {
+		if got := tracerIn([]byte(status)); got != want {
+			t.Errorf("%q: traced %v, want %v", status, got, want)
+		}
+	}
+}

@@ -69,7 +69,7 @@ func arm() ([]span, uintptr, string) {
 		return nil, 0, "turned off (OLLY_EXETRIM=0)"
 	}
 	if traced() {
-		return nil, 0, "a debugger is attached (its breakpoints live in copied text pages)"
+		return nil, 0, "a debugger is attached, or /proc/self/status names no TracerPid (a debugger's breakpoints live in copied text pages)"
 	}
 	spans, why := readOnlySegments()
 	if why != "" {

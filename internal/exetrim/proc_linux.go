@@ -4,13 +4,20 @@ package exetrim
 
 import "unsafe"
 
-// traced reports whether /proc/self/status names a tracer: a debugger's
-// breakpoints are private copies of text pages, which MADV_DONTNEED
-// would discard.
+// traced reports whether /proc/self/status names a tracer visible in
+// olly's PID namespace: a debugger's breakpoints are private copies of
+// text pages, which MADV_DONTNEED would discard. It fails closed: a status
+// that cannot be read, or has no TracerPid line, counts as traced.
 func traced() bool {
 	var buf [4096]byte
-	v, ok := field(buf[:readFile("/proc/self/status", buf[:])], "\nTracerPid:")
-	return ok && string(v) != "0"
+	return tracerIn(buf[:readFile("/proc/self/status", buf[:])])
+}
+
+// tracerIn reports whether a /proc/<pid>/status listing names a tracer,
+// or lacks the TracerPid line that would say there is none.
+func tracerIn(status []byte) bool {
+	v, ok := field(status, "\nTracerPid:")
+	return !ok || string(v) != "0"
 }
 
 // field returns the value after key in a "Key:\tvalue\n" listing.
