@@ -227,16 +227,20 @@ func TestTurnedOff(t *testing.T) {
 		os.Exit(0)
 	}
 	for _, tc := range []struct {
-		name string
-		args []string
-		env  string
-		want string
+		name  string
+		argv0 string
+		args  []string
+		env   string
+		want  string
 	}{
-		{"variable", []string{"-test.run=^TestTurnedOff$"}, "OLLY_EXETRIM=0", "armed=false why=turned off (OLLY_EXETRIM=0)"},
-		{"helper", []string{HelperArg, "-test.run=^TestTurnedOff$"}, "", "armed=false why=the sandbox helper"},
+		{"variable", os.Args[0], []string{"-test.run=^TestTurnedOff$"}, "OLLY_EXETRIM=0", "armed=false why=turned off (OLLY_EXETRIM=0)"},
+		{"helper", os.Args[0], []string{HelperArg, "-test.run=^TestTurnedOff$"}, "", "armed=false why=the sandbox helper"},
+		// A long argv[0] must not push __sandbox out of the cmdline read.
+		{"helper, long argv[0]", strings.Repeat("x", 1000), []string{HelperArg}, "", "armed=false why=the sandbox helper"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], tc.args...)
+			cmd.Args[0] = tc.argv0
 			cmd.Env = append(os.Environ(), "EXETRIM_REPORT=1", tc.env)
 			out, err := cmd.Output()
 			if err != nil {

@@ -41,7 +41,7 @@ func field(s []byte, key string) ([]byte, bool) {
 
 // sandboxHelper reports whether this process is `olly __sandbox …`.
 func sandboxHelper() bool {
-	var buf [256]byte
+	var buf [4096]byte
 	b := buf[:readFile("/proc/self/cmdline", buf[:])]
 	for i, c := range b { // skip argv[0]
 		if c == 0 {
