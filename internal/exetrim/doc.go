@@ -15,13 +15,20 @@
 // to the executable's read-only mappings (text, read-only data, pclntab):
 //
 //  1. it registers them with a userfaultfd in asynchronous write-protect
-//     mode (UFFD_FEATURE_WP_ASYNC, Linux 6.7). Nothing ever writes there,
+//     mode (UFFD_FEATURE_WP_ASYNC: Linux 6.7 on amd64; on arm64 write-protect
+//     userfaultfd only arrived in about 6.10, and before that the setup
+//     fails with EINVAL and nothing is armed). Nothing ever writes there,
 //     so no fault is ever delivered and the descriptor needs no reader; the
 //     registration only marks the mappings, and on a marked mapping the
-//     kernel turns off fault-around and maps one 4 KiB page per fault;
+//     kernel turns off fault-around and maps one base page per fault (4 KiB;
+//     16 or 64 KiB on some arm64 kernels);
 //  2. it marks them MADV_NOHUGEPAGE, so no fault maps 2 MiB at once;
 //  3. it drops what is mapped already (MADV_DONTNEED: clean private file
-//     pages; the next touch maps the same bytes back from the page cache).
+//     pages; the next touch maps them back from the page cache). They are
+//     the same bytes only while the executable file is not rewritten in
+//     place, which can happen on NFS, 9p or virtiofs host mounts, where a
+//     running executable is not write-protected; reclaim had the same risk
+//     before.
 //
 // Trim drops the pages again, so those only an earlier phase used stop
 // counting: main calls it after package initialisation, and print mode,
@@ -38,10 +45,15 @@
 // a container) reads as TracerPid 0: its breakpoints and any code it
 // patched are lost on a dropped page (debugging state, not olly's data),
 // and so is a uprobe placed on olly's text from outside; OLLY_EXETRIM=0
-// before starting olly avoids both. Every step is best effort: on an older kernel,
-// where userfaultfd is refused (seccomp, sysctl) or off Linux amd64/arm64,
-// nothing changes and olly runs as before. OLLY_EXETRIM=0 turns it off
-// (for measuring against it).
+// before starting olly avoids both. Nothing is armed either when the
+// loader patched the text at start-up (DT_TEXTREL: those pages are private
+// copies too). Every step is best effort: on an older kernel, where
+// userfaultfd is refused with an error (a seccomp filter returning one,
+// the sysctl), or off Linux amd64/arm64, nothing changes and olly runs as
+// before. A seccomp filter that kills or traps the userfaultfd call
+// instead ends olly during package initialisation: OLLY_EXETRIM=0 is the
+// way out there. OLLY_EXETRIM=0 also turns it off for measuring against
+// it. Android is left out (its older app sandboxes kill the call).
 //
 // This lowers what the process maps, not what the machine caches: the
 // pages stay in the page cache, shared by every olly process. What it
@@ -57,7 +69,7 @@
 // whose initialisation touched most of the mapped pages. cmd/olly's
 // TestExetrimInitialisesFirst checks this.
 //
-// The cost is page faults: one per 4 KiB page used instead of one per
+// The cost is page faults: one per base page used instead of one per
 // 64 KiB or per folio. A print-mode run takes about 5,200 more, all before
 // its first model request (the same at 20 and at 100 steps). On bare metal a fault is about a
 // microsecond; in the KVM guest docs/performance.md measures on, 13–25 µs,

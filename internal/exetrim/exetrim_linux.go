@@ -1,4 +1,4 @@
-//go:build linux && (amd64 || arm64)
+//go:build linux && !android && (amd64 || arm64)
 
 package exetrim
 
@@ -16,7 +16,7 @@ const (
 
 	uffdUserModeOnly   = 1       // UFFD_USER_MODE_ONLY: allowed unprivileged
 	uffdAPI            = 0xAA    // UFFD_API
-	uffdFeatureWPAsync = 1 << 15 // UFFD_FEATURE_WP_ASYNC (Linux 6.7)
+	uffdFeatureWPAsync = 1 << 15 // UFFD_FEATURE_WP_ASYNC (Linux 6.7; arm64 about 6.10)
 	uffdRegisterModeWP = 1 << 1  // UFFDIO_REGISTER_MODE_WP
 	uffdioAPI          = 0xC018AA3F
 	uffdioRegister     = 0xC020AA00
@@ -122,7 +122,7 @@ func register(spans []span) (uintptr, string) {
 	api := uffdioAPIArg{api: uffdAPI, features: uffdFeatureWPAsync}
 	if _, e := rawSyscall6(sysIoctl, fd, uffdioAPI, uintptr(unsafe.Pointer(&api)), 0, 0, 0); e != 0 {
 		closeFD(fd)
-		return 0, "no asynchronous write-protect userfaultfd (Linux 6.7)" + errnoText(e)
+		return 0, "no asynchronous write-protect userfaultfd (Linux 6.7 on amd64, about 6.10 on arm64)" + errnoText(e)
 	}
 	for _, s := range spans {
 		reg := uffdioRegisterArg{start: uint64(s.lo), len: uint64(s.hi - s.lo), mode: uffdRegisterModeWP}

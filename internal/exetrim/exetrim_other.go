@@ -1,4 +1,4 @@
-//go:build !linux || !(amd64 || arm64)
+//go:build !linux || android || !(amd64 || arm64)
 
 package exetrim
 
@@ -8,5 +8,5 @@ func Trim() {}
 
 // Status reports that nothing is armed on this platform.
 func Status() (armed bool, why string) {
-	return false, "only on Linux (amd64, arm64)"
+	return false, "only on Linux (amd64, arm64), not Android"
 }

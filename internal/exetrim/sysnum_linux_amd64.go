@@ -1,3 +1,5 @@
+//go:build !android
+
 package exetrim
 
 // System call numbers (arch/x86/entry/syscalls/syscall_64.tbl).

@@ -1,3 +1,5 @@
+//go:build !android
+
 package exetrim
 
 // System call numbers (include/uapi/asm-generic/unistd.h).
