@@ -147,8 +147,11 @@ func TestOneFaultMapsOnePage(t *testing.T) {
 			added = append(added, p)
 		}
 	}
-	if len(added) != 1 || added[0] != 16 {
-		t.Fatalf("one read mapped pages %v (mapped before it: %v), want only [16] (fault-around is on)", added, after)
+	// Fault-around would map the 16 pages of page 16's 64 KiB block; a
+	// stray page or two mapped by the runtime meanwhile (seen in a
+	// position-independent build) is not that.
+	if !slices.Contains(added, 16) || len(added) > 3 {
+		t.Fatalf("one read mapped pages %v (mapped before it: %v), want [16] and at most 2 others (fault-around is on)", added, after)
 	}
 }
 
