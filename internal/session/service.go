@@ -19,6 +19,8 @@ import (
 type Log interface {
 	Append(ctx context.Context, rec *store.EventRecord) error
 	// AppendAsync queues an event for the next group commit (emit.go).
+	// done is called in the order events were queued: the publisher's
+	// settleNext relies on it.
 	AppendAsync(ctx context.Context, rec *store.EventRecord, done func(error)) error
 	// Flush commits what AppendAsync queued now, without its commit delay,
 	// and waits for it (Turn.Sync).

@@ -230,7 +230,8 @@ func (s *Store) forgetHead(session string) {
 func (s *Store) storedHead(ctx context.Context, session string) (*queuedHead, error) {
 	s.headReads.Add(1)
 	h := &queuedHead{}
-	err := s.stmts.readHeadR.QueryRowContext(ctx, session).Scan(&h.leaf, &h.last)
+	var updated int64
+	err := s.stmts.readHeadR.QueryRowContext(ctx, session).Scan(&h.leaf, &h.last, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}

@@ -260,8 +260,7 @@ func (s *Store) writeBatch(batch []*appendReq) error {
 	if err := s.prepareInserts(ctx, n); err != nil {
 		return err
 	}
-	s.ins.reset()
-	defer s.ins.reset()
+	defer s.ins.reset() // a batch that fails half-way leaves no rows to the next
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -337,12 +336,9 @@ func readHead(ctx context.Context, stmt *sql.Stmt, session string) (*head, error
 	return h, err
 }
 
+// readHeadSQL reads where a session's log ends, and its updated_at (for
+// the commit's moveLeaf; the queueing side ignores it).
 const readHeadSQL = `SELECT leaf_seq,
-	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id) FROM sessions WHERE id = ?`
-
-// readHeadTxSQL is readHeadSQL with the session's updated_at, for the
-// commit (moveLeaf).
-const readHeadTxSQL = `SELECT leaf_seq,
 	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id), updated_at FROM sessions WHERE id = ?`
 
 // appendStmts are the append path's statements, prepared once on the
@@ -364,7 +360,7 @@ func (s *Store) prepareAppend(ctx context.Context) error {
 		st, err = s.w.PrepareContext(ctx, q)
 		return st
 	}
-	s.stmts.readHead = prep(readHeadTxSQL)
+	s.stmts.readHead = prep(readHeadSQL)
 	s.stmts.moveLeaf = prep(`UPDATE sessions SET leaf_seq = ?, updated_at = ? WHERE id = ?`)
 	s.stmts.moveLeafOnly = prep(`UPDATE sessions SET leaf_seq = ? WHERE id = ?`)
 	if err != nil {
