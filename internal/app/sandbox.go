@@ -28,14 +28,15 @@ import (
 func (a *App) sandboxSpec() sandbox.Spec {
 	home := sandbox.Home()
 	paths := a.Config.Paths()
-	writable := append(sandbox.ExpandHome(a.Config.Sandbox.Writable, home), sandbox.EnvCaches(os.Getenv)...)
+	env := sandbox.EnvCaches(os.Getenv)
+	writable := append(sandbox.ExpandHome(a.Config.Sandbox.Writable, home), env...)
 	deny := append(sandbox.DefaultDenyRead(home), paths.ConfigDir, paths.DataDir, paths.StateDir)
 	deny = append(deny, sandbox.ExpandHome(a.Config.Sandbox.DenyRead, home)...)
 	// Only the build caches (sandbox.writable's defaults, the ones the
 	// environment names) are not searched for nested repositories; a
 	// folder a person adds to sandbox.writable (~/work) is searched like
 	// the workspace roots.
-	known := append(sandbox.ExpandHome(config.DefaultStrings("sandbox.writable"), home), sandbox.EnvCaches(os.Getenv)...)
+	known := append(sandbox.ExpandHome(config.DefaultStrings("sandbox.writable"), home), env...)
 	caches := slices.DeleteFunc(slices.Clone(writable), func(w string) bool { return !slices.Contains(known, w) })
 	return sandbox.Spec{Writable: writable, Caches: caches, DenyRead: deny, Network: a.Config.Sandbox.Network}
 }

@@ -87,8 +87,9 @@ func arm() ([]span, uintptr, string) {
 }
 
 // Trim drops the executable's read-only pages that are mapped now; those
-// used again are mapped back one page at a time. main calls it once
-// start-up is over. It does nothing when the package could not arm (see
+// used again are mapped back one page at a time. main calls it after
+// package initialisation, and print, the TUI, serve and rpc again once
+// their own start-up is over (doc.go). It does nothing when the package could not arm (see
 // Status) or a debugger has attached since.
 func Trim() {
 	if len(state.spans) == 0 || traced() {

@@ -185,9 +185,12 @@ func (a *analyzer) walkFile(sc *scope, f *syntax.File) traits {
 // returns shares nothing with the parser, and Parse resets it, also
 // after an error (TestPooledParserCarriesNoState pins that). A pointer,
 // so that the test can put a parser of its own in.
-var parsers = &sync.Pool{New: func() any {
+var parsers = &sync.Pool{New: func() any { return newParser() }}
+
+// newParser is the parser the checks read commands with.
+func newParser() *syntax.Parser {
 	return syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash))
-}}
+}
 
 func parse(text string) (*syntax.File, error) {
 	p := parsers.Get().(*syntax.Parser)

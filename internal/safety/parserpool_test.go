@@ -59,9 +59,7 @@ func verdictsWith(t *testing.T, get func() *syntax.Parser, prime func(p *syntax.
 // changes verdicts (a reset that missed state could not be simulated
 // without editing mvdan.cc/sh).
 func TestPooledParserCarriesNoState(t *testing.T) {
-	fresh := func() *syntax.Parser {
-		return syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash))
-	}
+	fresh := newParser
 	want := verdictsWith(t, fresh, nil)
 	for _, broken := range brokenInputs {
 		one := fresh()

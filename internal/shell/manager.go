@@ -118,13 +118,8 @@ func NewManager(opts ManagerOptions) (*Manager, error) {
 	}
 	m := &Manager{opts: opts, roots: rs, shellPath: shellPath, shells: make(map[string]*Shell)}
 	// The template's places are pinned as they resolve now (see pinSpec).
-	for _, p := range opts.SandboxSpec.Writable {
-		m.caches = append(m.caches, sandbox.RealPrefix(p))
-	}
-	m.opts.SandboxSpec.Own = nil
-	for _, p := range opts.SandboxSpec.Own {
-		m.opts.SandboxSpec.Own = append(m.opts.SandboxSpec.Own, sandbox.RealPrefix(p))
-	}
+	pinned := sandbox.Pin(opts.SandboxSpec)
+	m.caches, m.opts.SandboxSpec.Own = pinned.Writable, pinned.Own
 	env := opts.Env
 	if env == nil {
 		env = os.Environ()
