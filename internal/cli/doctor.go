@@ -92,7 +92,7 @@ func runDoctor(ctx context.Context, opts *doctorOptions) error {
 	}
 	checks = append(checks, directoryChecks(opts, cfg)...)
 	checks = append(checks, toolChecks(opts)...)
-	checks = append(checks, sandboxCheck(cfg))
+	checks = append(checks, sandboxCheck(cfg), memoryCheck())
 	checks = append(checks, nestedGitChecks(opts, cfg)...)
 	checks = append(checks, languageServerChecks(ctx, opts, cfg)...)
 	checks = append(checks, mcpChecks(ctx, opts, cfg)...)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/olly-agent/olly/internal/config"
+	"github.com/olly-agent/olly/internal/exetrim"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
 )
 
@@ -128,5 +129,23 @@ func TestDoctorLocalChecks(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestDoctorMemoryLine checks the doctor says whether the executable is
+// trimmed, and why not when it is not: the line follows exetrim.Status in
+// this process, armed or not.
+func TestDoctorMemoryLine(t *testing.T) {
+	e := newTestEnv(t, "XDG_DATA_HOME="+t.TempDir(), "XDG_STATE_HOME="+t.TempDir())
+	_, checks, _ := runDoctorJSON(t, e, "--base-url", "http://127.0.0.1:1")
+	m := findCheck(t, checks, "memory")
+	armed, why := exetrim.Status()
+	switch {
+	case m.Status != checkOK:
+		t.Errorf("memory check = %+v, want ok either way", m)
+	case armed && !strings.Contains(m.Detail, "one page at a time"):
+		t.Errorf("armed, but the memory check says %q", m.Detail)
+	case !armed && (!strings.Contains(m.Detail, "as usual") || why != "" && !strings.Contains(m.Detail, why)):
+		t.Errorf("not armed (%q), but the memory check says %q", why, m.Detail)
 	}
 }
