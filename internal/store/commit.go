@@ -233,14 +233,11 @@ const updatedGrain = 1000 // milliseconds
 
 // moveLeaf records the session's new leaf, and its new updated_at when it
 // moved enough (updatedGrain).
-func (s *Store) moveLeaf(ctx context.Context, tx *sql.Tx, id string, h *head) error {
-	var err error
+func (rc *rawConn) moveLeafTo(ctx context.Context, id string, h *head) error {
 	if d := h.at - h.updated; d >= 0 && d < updatedGrain {
-		_, err = tx.StmtContext(ctx, s.stmts.moveLeafOnly).ExecContext(ctx, h.leaf, id)
-	} else {
-		_, err = tx.StmtContext(ctx, s.stmts.moveLeaf).ExecContext(ctx, h.leaf, h.at, id)
+		return rc.exec(ctx, rc.moveLeafOnly, h.leaf, id)
 	}
-	return err
+	return rc.exec(ctx, rc.moveLeaf, h.leaf, h.at, id)
 }
 
 // writeBatch stores the batch's events in one transaction, in order. Each
@@ -257,15 +254,18 @@ func (s *Store) writeBatch(batch []*appendReq) error {
 	// Not the callers' contexts: one caller giving up must not abort the
 	// others' commit.
 	ctx := context.Background()
-	if err := s.prepareInserts(ctx, n); err != nil {
-		return err
-	}
 	defer s.ins.reset() // a batch that fails half-way leaves no rows to the next
-	tx, err := s.w.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer rollback(tx)
+	return s.withRaw(ctx, func(rc *rawConn) error {
+		if err := s.ins.prepare(ctx, rc.dc, n); err != nil {
+			return err
+		}
+		return rc.inTx(ctx, func() error { return s.writeRows(ctx, rc, batch) })
+	})
+}
+
+// writeRows places the batch's events, inserts them and moves the
+// sessions' leaves, inside the batch's transaction.
+func (s *Store) writeRows(ctx context.Context, rc *rawConn, batch []*appendReq) error {
 	heads := make(map[string]*head, 1)
 	for _, r := range batch {
 		rec := r.rec
@@ -281,7 +281,8 @@ func (s *Store) writeBatch(batch []*appendReq) error {
 		}
 		h, ok := heads[rec.Session]
 		if !ok {
-			h, err = readHead(ctx, tx.StmtContext(ctx, s.stmts.readHead), rec.Session)
+			var err error
+			h, err = rc.readHeadRaw(ctx, rec.Session)
 			if errors.Is(err, ErrNotFound) {
 				r.err = fmt.Errorf("append %s to session %s: %w", rec.Type, rec.Session, ErrNotFound)
 				continue
@@ -303,18 +304,18 @@ func (s *Store) writeBatch(batch []*appendReq) error {
 	}
 	// Inserted after all are placed: a session's head is read before any
 	// of its rows, as when each was inserted in turn.
-	if err := s.insertRows(ctx, tx); err != nil {
+	if err := s.ins.insert(ctx); err != nil {
 		return err
 	}
 	for id, h := range heads {
 		if !h.dirty {
 			continue
 		}
-		if err := s.moveLeaf(ctx, tx, id, h); err != nil {
+		if err := rc.moveLeafTo(ctx, id, h); err != nil {
 			return err
 		}
 	}
-	return tx.Commit()
+	return nil
 }
 
 func countRecords(batch []*appendReq) int {
@@ -327,53 +328,22 @@ func countRecords(batch []*appendReq) int {
 	return n
 }
 
-func readHead(ctx context.Context, stmt *sql.Stmt, session string) (*head, error) {
-	h := &head{}
-	err := stmt.QueryRowContext(ctx, session).Scan(&h.leaf, &h.last, &h.updated)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, ErrNotFound
-	}
-	return h, err
-}
-
 // readHeadSQL reads where a session's log ends, and its updated_at (for
 // the commit's moveLeaf; the queueing side ignores it).
 const readHeadSQL = `SELECT leaf_seq,
 	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id), updated_at FROM sessions WHERE id = ?`
 
-// appendStmts are the append path's statements, prepared once on the
-// writer connection (the inserts: insertrows.go).
+// appendStmts are the append path's statements outside the committer
+// (whose own are in rawconn.go and insertrows.go).
 type appendStmts struct {
-	readHead, moveLeaf, moveLeafOnly *sql.Stmt
 	// readHeadR is readHead on the readers: where a session's next queued
 	// event goes, read without waiting for the writer.
 	readHeadR *sql.Stmt
 }
 
-func (s *Store) prepareAppend(ctx context.Context) error {
-	var err error
-	prep := func(q string) *sql.Stmt {
-		if err != nil {
-			return nil
-		}
-		var st *sql.Stmt
-		st, err = s.w.PrepareContext(ctx, q)
-		return st
-	}
-	s.stmts.readHead = prep(readHeadSQL)
-	s.stmts.moveLeaf = prep(`UPDATE sessions SET leaf_seq = ?, updated_at = ? WHERE id = ?`)
-	s.stmts.moveLeafOnly = prep(`UPDATE sessions SET leaf_seq = ? WHERE id = ?`)
-	if err != nil {
-		return s.openErr(fmt.Errorf("prepare statements: %w", err))
-	}
-	return nil
-}
-
 func (st *appendStmts) close() {
-	for _, x := range []*sql.Stmt{st.readHead, st.moveLeaf, st.moveLeafOnly, st.readHeadR} {
-		if x != nil {
-			x.Close()
-		}
+	if st.readHeadR != nil {
+		st.readHeadR.Close()
 	}
 }
 

@@ -2,7 +2,7 @@ package store
 
 import (
 	"context"
-	"database/sql"
+	"database/sql/driver"
 	"strings"
 )
 
@@ -15,11 +15,12 @@ import (
 var insertChunks = [...]int{64, 16, 8, 4, 2, 1}
 
 // rowInserter is the committer's: only the committer goroutine uses it.
+// Its statements live on the writer's driver connection (rawconn.go).
 type rowInserter struct {
-	stmts map[int]*sql.Stmt // by row count
-	rows  []*EventRecord    // the batch's events to insert, in order
-	types map[string]any    // boxType's
-	args  []any
+	stmts map[int]rawStmt // by row count
+	rows  []*EventRecord  // the batch's events to insert, in order
+	types map[string]any  // boxType's
+	args  []driver.NamedValue
 }
 
 func insertSQL(rows int) string {
@@ -57,50 +58,57 @@ func (r *rowInserter) preparedChunk(n int) int {
 	return 1
 }
 
-// prepareInserts prepares the statements inserting n rows needs, and the
-// one-row statement. It runs outside the batch's transaction: the writer
-// has one connection, which the transaction holds.
-func (s *Store) prepareInserts(ctx context.Context, n int) error {
-	if s.ins.stmts == nil {
-		s.ins.stmts = map[int]*sql.Stmt{}
+// prepare prepares the statements inserting n rows needs, and the
+// one-row statement, on the driver connection dc.
+func (r *rowInserter) prepare(ctx context.Context, dc any, n int) error {
+	if r.stmts == nil {
+		r.stmts = map[int]rawStmt{}
 	}
 	for n = max(n, 1); n > 0; {
 		k := chunkFor(n)
-		if s.ins.stmts[k] == nil {
-			st, err := s.w.PrepareContext(ctx, insertSQL(k))
+		if r.stmts[k] == nil {
+			st, err := prepareRaw(ctx, dc, insertSQL(k))
 			if err != nil {
 				return err
 			}
-			s.ins.stmts[k] = st
+			r.stmts[k] = st
 		}
 		n -= k
 	}
 	return nil
 }
 
-// insertRows inserts s.ins.rows, in order.
-func (s *Store) insertRows(ctx context.Context, tx *sql.Tx) error {
-	recs := s.ins.rows
+// insert inserts r.rows, in order.
+func (r *rowInserter) insert(ctx context.Context) error {
+	recs := r.rows
 	for len(recs) > 0 {
-		k := s.ins.preparedChunk(len(recs))
-		args := s.ins.args[:0]
+		k := r.preparedChunk(len(recs))
+		args := r.args[:0]
 		var session any // boxed once for a run of one session's rows
 		for i, rec := range recs[:k] {
 			if i == 0 || rec.Session != recs[i-1].Session {
 				session = rec.Session
 			}
-			args = append(args, session, rec.Seq, rec.ParentSeq, rec.Turn, s.ins.boxType(rec.Type),
+			args = appendArgs(args, session, rec.Seq, rec.ParentSeq, int64(rec.Turn), r.boxType(rec.Type),
 				string(rec.Payload), nullString(rec.Text), rec.At.UnixMilli())
 		}
-		_, err := tx.StmtContext(ctx, s.ins.stmts[k]).ExecContext(ctx, args...)
+		_, err := r.stmts[k].ExecContext(ctx, args)
 		clear(args)
-		s.ins.args = args[:0]
+		r.args = args[:0]
 		if err != nil {
 			return err
 		}
 		recs = recs[k:]
 	}
 	return nil
+}
+
+// appendArgs appends vals to args as the next ordinals.
+func appendArgs(args []driver.NamedValue, vals ...any) []driver.NamedValue {
+	for _, v := range vals {
+		args = append(args, driver.NamedValue{Ordinal: len(args) + 1, Value: v})
+	}
+	return args
 }
 
 // boxType returns the event type as an argument, boxed once per type:
@@ -125,8 +133,10 @@ func (r *rowInserter) reset() {
 	r.rows = r.rows[:0]
 }
 
+// close finalizes the statements; the connection must still be open.
 func (r *rowInserter) close() {
 	for _, st := range r.stmts {
 		st.Close()
 	}
+	r.stmts = nil
 }

@@ -69,26 +69,35 @@ func TestFailedBatchLeavesNoRows(t *testing.T) {
 	for _, id := range []string{"a", "b", "c"} {
 		newSession(t, s, id)
 	}
-	good := s.stmts.readHead
+	appendSessions(t, s, "c") // the committer's statements exist
+	var bad rawStmt
 	// abs() of the smallest integer is an SQLite error: b's head cannot be read.
-	bad, err := s.w.PrepareContext(ctx, `SELECT leaf_seq, 0,
+	err := s.withRaw(ctx, func(rc *rawConn) error {
+		var err error
+		bad, err = prepareRaw(ctx, rc.dc, `SELECT leaf_seq, 0,
 		CASE WHEN id = 'b' THEN abs(-9223372036854775807 - 1) ELSE updated_at END FROM sessions WHERE id = ?`)
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer bad.Close()
-	s.stmts.readHead = bad
+	good := s.raw.readHead
+	s.raw.readHead = bad
+	defer func() {
+		s.raw.readHead = good
+		_ = s.withRaw(ctx, func(*rawConn) error { return bad.Close() })
+	}()
 	_, errs := appendSessions(t, s, "a", "b")
 	for i, err := range errs {
 		if err == nil {
 			t.Errorf("event %d of the failed batch: stored", i)
 		}
 	}
-	s.stmts.readHead = good
+	s.raw.readHead = good
 	recs, errs := appendSessions(t, s, "c", "c", "c")
 	for i, err := range errs {
-		if err != nil || recs[i].Seq != int64(i+1) {
-			t.Errorf("event %d of c: seq %d, %v; want seq %d", i, recs[i].Seq, err, i+1)
+		if err != nil || recs[i].Seq != int64(i+2) {
+			t.Errorf("event %d of c: seq %d, %v; want seq %d", i, recs[i].Seq, err, i+2)
 		}
 	}
 	for _, id := range []string{"a", "b"} {

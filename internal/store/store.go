@@ -86,7 +86,8 @@ type Store struct {
 	wordWindow int // see defaultWordWindow
 
 	stmts    appendStmts
-	ins      rowInserter
+	raw      rawConn       // the committer's statements (rawconn.go)
+	ins      rowInserter   // its inserts
 	commits  atomic.Int64  // append transactions committed (for benchmarks)
 	appended atomic.Int64  // events they stored
 	wake     chan struct{} // appends queued (buffered 1, coalesced)
@@ -191,9 +192,6 @@ func (s *Store) openConns(ctx context.Context) error {
 	if err := s.prepare(ctx); err != nil {
 		return err
 	}
-	if err := s.prepareAppend(ctx); err != nil {
-		return err
-	}
 
 	rq := cloneValues(common)
 	rq.Add("_pragma", "query_only(1)")
@@ -264,7 +262,7 @@ func (s *Store) closed() bool {
 
 func (s *Store) closeConns() error {
 	s.stmts.close()
-	s.ins.close()
+	s.closeRaw()
 	var first error
 	// Readers first: the writer, closing last, checkpoints the WAL into the
 	// main file when no other process has the database open.

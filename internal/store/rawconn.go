@@ -1,0 +1,212 @@
+package store
+
+// The committer drives the writer's driver connection itself instead of
+// going through database/sql's transactions: a Tx started a goroutine to
+// watch its context and took the pool's locks at every step, and the
+// driver's BEGIN and COMMIT were parsed from their text again at every
+// commit (about 7% of olly's CPU was SQLite's parser). Now a commit is
+// three prepared statements kept for the connection's life — BEGIN
+// IMMEDIATE, the batch's statements, COMMIT — run on the connection
+// database/sql lends for the batch (sql.Conn.Raw), with no goroutine and
+// nothing parsed.
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// rawStmt is a driver statement the committer runs directly.
+type rawStmt interface {
+	driver.Stmt
+	driver.StmtExecContext
+	driver.StmtQueryContext
+}
+
+// rawConn holds the committer's statements on the writer's driver
+// connection. Only the committer uses it (and Close, once the committer
+// has stopped).
+type rawConn struct {
+	dc                      any // the driver connection the statements belong to
+	begin, commit, rollback rawStmt
+	// readHead reads a session's leaf, last seq and updated_at
+	// (readHeadSQL); moveLeaf and moveLeafOnly record the batch's end.
+	readHead, moveLeaf, moveLeafOnly rawStmt
+	args                             []driver.NamedValue
+}
+
+// withRaw runs f on the writer's driver connection, with the committer's
+// statements prepared on it. database/sql lends the connection for the
+// call (the writer has one: other writes wait, as they waited for a Tx).
+func (s *Store) withRaw(ctx context.Context, f func(rc *rawConn) error) error {
+	conn, err := s.w.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		if err := s.raw.on(ctx, dc, &s.ins); err != nil {
+			return fmt.Errorf("prepare the append statements: %w", err)
+		}
+		return f(&s.raw)
+	})
+}
+
+// on makes the statements belong to dc, preparing them the first time and
+// again when database/sql replaced the connection (it closes one that
+// reported itself broken; the old statements went with it).
+func (rc *rawConn) on(ctx context.Context, dc any, ins *rowInserter) error {
+	if rc.dc == dc && rc.begin != nil {
+		return nil
+	}
+	// Statements of a closed connection must not be finalized: the driver
+	// freed what they need. They are dropped.
+	*rc = rawConn{args: rc.args}
+	ins.stmts = nil
+	var err error
+	prep := func(q string) rawStmt {
+		if err != nil {
+			return nil
+		}
+		var st rawStmt
+		st, err = prepareRaw(ctx, dc, q)
+		return st
+	}
+	rc.begin = prep("BEGIN IMMEDIATE") // the write lock up front: no deadlocking upgrade
+	rc.commit = prep("COMMIT")
+	rc.rollback = prep("ROLLBACK")
+	rc.readHead = prep(readHeadSQL)
+	rc.moveLeaf = prep(`UPDATE sessions SET leaf_seq = ?, updated_at = ? WHERE id = ?`)
+	rc.moveLeafOnly = prep(`UPDATE sessions SET leaf_seq = ? WHERE id = ?`)
+	if err != nil {
+		rc.close()
+		return err
+	}
+	rc.dc = dc
+	return nil
+}
+
+// prepareRaw prepares q on the driver connection dc.
+func prepareRaw(ctx context.Context, dc any, q string) (rawStmt, error) {
+	pc, ok := dc.(driver.ConnPrepareContext)
+	if !ok {
+		return nil, fmt.Errorf("driver connection %T cannot prepare with a context", dc)
+	}
+	st, err := pc.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	rs, ok := st.(rawStmt)
+	if !ok {
+		st.Close()
+		return nil, fmt.Errorf("driver statement %T lacks ExecContext or QueryContext", st)
+	}
+	return rs, nil
+}
+
+// close finalizes the statements; the connection must still be open.
+func (rc *rawConn) close() {
+	for _, st := range []rawStmt{rc.begin, rc.commit, rc.rollback, rc.readHead, rc.moveLeaf, rc.moveLeafOnly} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	*rc = rawConn{}
+}
+
+// closeRaw finalizes the committer's statements before the writer closes
+// (the committer has stopped).
+func (s *Store) closeRaw() {
+	if s.w == nil || s.raw.dc == nil {
+		return
+	}
+	conn, err := s.w.Conn(context.Background())
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	_ = conn.Raw(func(dc any) error {
+		if dc == s.raw.dc {
+			s.ins.close()
+			s.raw.close()
+		}
+		return nil
+	})
+}
+
+// exec runs st with args (nil: none).
+func (rc *rawConn) exec(ctx context.Context, st rawStmt, args ...any) error {
+	_, err := st.ExecContext(ctx, rc.named(args))
+	clear(rc.args)
+	return err
+}
+
+// named converts args to the driver's form, in a buffer reused by every
+// statement of the committer.
+func (rc *rawConn) named(args []any) []driver.NamedValue {
+	nv := rc.args[:0]
+	for i, a := range args {
+		nv = append(nv, driver.NamedValue{Ordinal: i + 1, Value: a})
+	}
+	rc.args = nv
+	return nv
+}
+
+// queryInts runs st with args and scans the first row's columns, all
+// integers, into dest. No row is io.EOF.
+func (rc *rawConn) queryInts(ctx context.Context, st rawStmt, dest []*int64, args ...any) error {
+	rows, err := st.QueryContext(ctx, rc.named(args))
+	clear(rc.args)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	vals := make([]driver.Value, len(dest))
+	if err := rows.Next(vals); err != nil {
+		return err
+	}
+	for i, v := range vals {
+		n, ok := v.(int64)
+		if !ok {
+			return fmt.Errorf("column %d: %T, want an integer", i, v)
+		}
+		*dest[i] = n
+	}
+	return nil
+}
+
+// readHeadRaw reads a session's head inside the committer's transaction.
+func (rc *rawConn) readHeadRaw(ctx context.Context, session string) (*head, error) {
+	h := &head{}
+	err := rc.queryInts(ctx, rc.readHead, []*int64{&h.leaf, &h.last, &h.updated}, session)
+	if errors.Is(err, io.EOF) {
+		return nil, ErrNotFound
+	}
+	return h, err
+}
+
+// inTx runs f between BEGIN IMMEDIATE and COMMIT. When f or the COMMIT
+// fails, the transaction is rolled back: nothing of it is stored.
+func (rc *rawConn) inTx(ctx context.Context, f func() error) error {
+	if err := rc.exec(ctx, rc.begin); err != nil {
+		rc.abort(ctx)
+		return err
+	}
+	err := f()
+	if err == nil {
+		err = rc.exec(ctx, rc.commit)
+	}
+	if err != nil {
+		rc.abort(ctx)
+	}
+	return err
+}
+
+// abort rolls back whatever transaction is open. A statement that failed
+// may have ended it already (SQLite rolls back on some errors), and a
+// BEGIN that failed opened none: the ROLLBACK then fails, harmlessly.
+func (rc *rawConn) abort(ctx context.Context) {
+	_ = rc.exec(ctx, rc.rollback)
+}
