@@ -7,6 +7,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +43,7 @@ func nsAttr(base *syscall.SysProcAttr) *syscall.SysProcAttr {
 	a.Cloneflags |= syscall.CLONE_NEWUSER
 	uid, gid := os.Getuid(), os.Getgid()
 	if uid == 0 {
-		all := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}
+		all := []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: min(1<<32-1, math.MaxInt)}} // every ID (half of them where int is 32 bits)
 		a.UidMappings, a.GidMappings, a.GidMappingsEnableSetgroups = all, all, true
 		return a
 	}

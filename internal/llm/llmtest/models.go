@@ -235,7 +235,7 @@ func (s *Server) show(w http.ResponseWriter, req *Request) {
 	s.mu.Unlock()
 	info := map[string]any{
 		"general.architecture":         m.family,
-		"general.parameter_count":      8_190_735_360,
+		"general.parameter_count":      int64(8_190_735_360),
 		"general.file_type":            15,
 		m.family + ".embedding_length": 4096,
 		m.family + ".block_count":      36,
