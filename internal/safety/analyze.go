@@ -36,9 +36,14 @@ const (
 // nothing from the file system or the environment, so it is safe for
 // concurrent use and gives the same answer for the same input.
 func Analyze(command string, opts Options) Verdict {
+	f, err := parse(command)
+	return analyzeParsed(command, f, err, opts)
+}
+
+// analyzeParsed is Analyze on command as parse read it (f, or err).
+func analyzeParsed(command string, f *syntax.File, err error, opts Options) Verdict {
 	a := newAnalyzer(opts)
-	sc := newScope(command, &a.opts)
-	a.script(sc, command, command)
+	a.parsedScript(newScope(command, &a.opts), command, command, f, err)
 	a.uncalledFuncs()
 	return a.verdict()
 }
@@ -152,11 +157,15 @@ func (a *analyzer) script(sc *scope, text, origin string) traits {
 		a.add(High, "too-deeply-nested", fmt.Sprintf("Scripts are nested more than %d deep, so the innermost cannot be checked", maxDepth), origin)
 		return 0
 	}
+	f, err := parse(text)
+	return a.parsedScript(sc, text, origin, f, err)
+}
+
+// parsedScript is script on text as parse read it (f, or err).
+func (a *analyzer) parsedScript(sc *scope, text, origin string, f *syntax.File, err error) traits {
 	oldSrc := sc.src
 	sc.src = text
 	defer func() { sc.src = oldSrc }()
-
-	f, err := parse(text)
 	if err != nil {
 		a.add(High, "unparseable", fmt.Sprintf("The shell cannot parse this (%s), so it cannot be checked", parseMessage(err)), origin)
 		// bash runs the complete lines before the one with the error, so

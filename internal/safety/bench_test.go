@@ -38,8 +38,8 @@ func BenchmarkAnalyze(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(typicalCommands))/1000, "µs/command")
 }
 
-// BenchmarkReadOnly is the other check the terminal tool makes of every
-// command (it parses the command again).
+// BenchmarkReadOnly is ReadOnly alone (the terminal tool calls Check,
+// which gives ReadOnly's answer from the parse it shares with Analyze).
 func BenchmarkReadOnly(b *testing.B) {
 	opts := testOpts()
 	b.ReportAllocs()
@@ -49,6 +49,31 @@ func BenchmarkReadOnly(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(typicalCommands))/1000, "µs/command")
+}
+
+// BenchmarkTerminalChecks is what the terminal tool and the shell spend
+// deciding about one command: "separate" as before Check (Analyze and
+// ReadOnly each parsing it, then the shell's tokenizer looking for set -n),
+// "check" with Check (one parse).
+func BenchmarkTerminalChecks(b *testing.B) {
+	opts := testOpts()
+	for _, bc := range []struct {
+		name string
+		run  func(string)
+	}{
+		{"separate", func(c string) { Analyze(c, opts); ReadOnly(c, opts); tokenSetsNoexec(c) }},
+		{"check", func(c string) { Check(c, opts) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, c := range typicalCommands {
+					bc.run(c)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(typicalCommands))/1000, "µs/command")
+		})
+	}
 }
 
 // installScript is a longer, realistic script: functions, loops, a

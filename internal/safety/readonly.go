@@ -30,6 +30,11 @@ func ReadOnly(command string, opts Options) (ok bool, reason string) {
 		return false, "the command is empty"
 	}
 	f, err := parse(command)
+	return readOnlyParsed(f, err, opts)
+}
+
+// readOnlyParsed is ReadOnly on a command as parse read it (f, or err).
+func readOnlyParsed(f *syntax.File, err error, opts Options) (ok bool, reason string) {
 	if err != nil {
 		return false, "the shell cannot parse it"
 	}

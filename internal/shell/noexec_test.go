@@ -2,39 +2,25 @@ package shell
 
 import (
 	"testing"
+
+	"github.com/olly-agent/olly/internal/safety"
 	"time"
 )
 
-func TestSetsNoexec(t *testing.T) {
-	for cmd, want := range map[string]bool{
-		"set -n":                            true,
-		"set -en; echo x":                   true,
-		"cd sub && set -o noexec":           true,
-		"if true; then set -n; fi":          true,
-		"builtin set -n":                    true,
-		"(set -n)":                          true,
-		"shopt -os noexec":                  true,
-		"shopt -s -o noexec":                true,
-		"echo a; set -e -u -n":              true,
-		"set -e":                            false,
-		"set +n":                            false,
-		"set -- -n":                         false,
-		"set x -n":                          false,
-		"set -o pipefail":                   false,
-		"echo set -n":                       false,
-		`echo "a; set -n"`:                  false,
-		"bash -c 'set -n; true'":            false,
-		"grep -n set file":                  false,
-		"# set -n\necho hi":                 false,
-		"shopt -s nullglob":                 false,
-		"shopt -o noexec":                   false,
-		"git log --oneline | grep 'set -n'": false,
-		"printf '%s\\n' set -n":             false,
-		"echo x # then set -n\nset -euo pipefail": false,
-	} {
-		if got := setsNoexec(cmd); got != want {
-			t.Errorf("setsNoexec(%q) = %v, want %v", cmd, got, want)
-		}
+// TestSetsNoexecUsesTheCallersCheck: a check of this very command is
+// believed (the command is not parsed again); one of another command (a
+// person edited it) is not. What is found is safety's TestSetsNoexec.
+func TestSetsNoexecUsesTheCallersCheck(t *testing.T) {
+	c := safety.Check("set -n", safety.Options{})
+	if !c.Noexec || !setsNoexec("set -n", &c) || !setsNoexec("set -n", nil) {
+		t.Fatalf("set -n not found: %+v", c)
+	}
+	c.Noexec = false
+	if setsNoexec("set -n", &c) {
+		t.Error("the caller's check of the same command was not used")
+	}
+	if !setsNoexec("echo x; set -n", &c) {
+		t.Error("the check of another command was used")
 	}
 }
 
@@ -59,7 +45,7 @@ func FuzzSetsNoexec(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		_ = setsNoexec(s)
+		_ = setsNoexec(s, nil)
 		_ = runInSubshell(s)
 	})
 }

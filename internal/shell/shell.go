@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/olly-agent/olly/internal/safety"
 	"github.com/olly-agent/olly/internal/sandbox"
 )
 
@@ -38,6 +39,9 @@ type RunOptions struct {
 	// besides the manager's roots: the workspace's extra roots and the
 	// directories a person allowed (workspace.Dirs), read per command.
 	Writable []string
+	// Check is the caller's safety.Check of the command, if it made one:
+	// its noexec answer is used instead of parsing the command again.
+	Check *safety.Checked
 }
 
 // Shell is one session's terminal. Commands run one at a time; cwd,
@@ -168,7 +172,7 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 		res.Rejected = "the command contains a NUL byte, which bash cannot run"
 		return res, nil
 	}
-	if setsNoexec(command) {
+	if setsNoexec(command, opts.Check) {
 		command = runInSubshell(command)
 		res.Notes = append(res.Notes, noexecNote)
 	}

@@ -93,8 +93,8 @@ func (t Terminal) Prepare(ctx context.Context, env *Env, args Args) (*Prepared, 
 			return &Prepared{Display: look, Done: errResult("%s", why)}, nil
 		}
 	}
-	verdict := safety.Analyze(command, opts)
-	readOnly, why := safety.ReadOnly(command, opts)
+	check := safety.Check(command, opts)
+	verdict, readOnly, why := check.Verdict, check.ReadOnly, check.Why
 	if cp := env.Commands; cp != nil && (!readOnly || verdict.Severity > safety.None) {
 		if readOnly {
 			why = "the analysis found a risk"
@@ -126,7 +126,7 @@ func (t Terminal) Prepare(ctx context.Context, env *Env, args Args) (*Prepared, 
 		if d.Command != "" {
 			run = d.Command
 		}
-		return t.run(ctx, env, run, run != command, cwd, timeout, runPolicy(req, d))
+		return t.run(ctx, env, run, &check, cwd, timeout, runPolicy(req, d))
 	}}, nil
 }
 
@@ -203,11 +203,14 @@ func (t Terminal) timeout(args Args, def time.Duration) (time.Duration, *Result)
 	return min(max(d, time.Second), t.MaxTimeout), nil
 }
 
-func (t Terminal) run(ctx context.Context, env *Env, command string, edited bool, cwd string, timeout time.Duration, policy sandbox.Policy) (*Result, error) {
+// run runs command; check is the check of the command the model asked
+// for, which a person may have edited into command.
+func (t Terminal) run(ctx context.Context, env *Env, command string, check *safety.Checked, cwd string, timeout time.Duration, policy sandbox.Policy) (*Result, error) {
 	// Live output is sanitized like the final output, so every frontend
 	// can print it as plain text.
 	san := shell.NewSanitizer(func(text []byte) { _ = env.Report.Output(ctx, string(text)) })
-	res, err := env.Shell.Run(ctx, command, shell.RunOptions{Cwd: cwd, Timeout: timeout, Policy: policy, Writable: env.Workspace.Dirs(), OnOutput: func(b []byte) { _, _ = san.Write(b) }})
+	res, err := env.Shell.Run(ctx, command, shell.RunOptions{Cwd: cwd, Timeout: timeout, Policy: policy, Writable: env.Workspace.Dirs(), Check: check,
+		OnOutput: func(b []byte) { _, _ = san.Write(b) }})
 	san.Close()
 	switch {
 	case err != nil && ctx.Err() != nil:
@@ -218,7 +221,7 @@ func (t Terminal) run(ctx context.Context, env *Env, command string, edited bool
 		return nil, fmt.Errorf("run command: %w", err)
 	}
 	text := artifactRefs(env, res.Text(), res)
-	if edited {
+	if command != check.Command {
 		text = "The person edited the command before approving it; it ran as:\n$ " + command + "\n\n" + text
 	}
 	look := event.ToolAction{Text: "Ran " + shortCommand(command), Detail: outcome(res), Output: artifactRefs(env, res.Output, res), Artifact: res.Artifact}
