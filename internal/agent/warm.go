@@ -45,12 +45,11 @@ func warmEncoders() {
 }
 
 // warmAnalysis runs the terminal tool's command analysis (internal/tools
-// terminal.go: safety.Analyze and safety.ReadOnly) once on a command with
-// the usual shapes — a cd, a pipeline, redirections, an expansion. Both are
-// pure: nothing is read or written.
+// terminal.go: safety.Check) once on a command with the usual shapes — a
+// cd, a pipeline, redirections, an expansion. It is pure: nothing is read
+// or written.
 func warmAnalysis() {
 	const command = `cd sub && printf '%s\n' "$X" | grep -v x > out.txt 2>&1`
 	opts := safety.Options{Roots: []string{"/nonexistent/olly-warm-up"}, Cwd: "/nonexistent/olly-warm-up"}
-	_ = safety.Analyze(command, opts)
-	_, _ = safety.ReadOnly(command, opts)
+	_ = safety.Check(command, opts)
 }
