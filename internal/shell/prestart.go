@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"context"
+	"os"
 	"slices"
 
 	"github.com/olly-agent/olly/internal/sandbox"
@@ -47,7 +49,48 @@ func (s *Shell) prestart(opts RunOptions) {
 		return
 	}
 	s.markNestedStale()
-	_, _ = s.pick(s.wantSpec(opts.Policy, opts.Writable), s.cwd)
+	before := s.proc
+	if _, err := s.pick(s.wantSpec(opts.Policy, opts.Writable), s.cwd); err != nil || s.proc == before {
+		return
+	}
+	s.warm(opts)
+}
+
+// warmTimeout bounds the warm-up command; past it the bash is stopped as
+// a command's would be, and the first command starts another.
+const warmTimeout = saveWait
+
+// warm passes the bash prestart just started one empty command through
+// the whole path a command takes (the request, the output FIFO, bash's
+// read, cd, eval and redirections, the D frame and, as the session's
+// first command is, the save of its state), and waits for the save. A
+// fresh bash is slow at its first two commands: after the version frame
+// checkBash waits for, the driver still lists bash's variables, and the
+// session's first command is always followed by a save (the state file
+// does not exist yet), which the second command waits for. In traced
+// peer runs these were most of why the first iterations were the slowest
+// of a run (docs/performance.md, "First iterations and GC"); done here,
+// they overlap the first model request instead.
+//
+// The command is empty: nothing of the state the bash restored (a
+// function of the session's, whatever its name) runs, and the state is
+// the same after it. The result is dropped, and what the first command's
+// result says about its bash (a fresh start, what the sandbox could not
+// protect) is left for it: warm touches neither flag.
+func (s *Shell) warm(opts RunOptions) {
+	if fi, err := os.Stat(s.cwd); err != nil || !fi.IsDir() {
+		return // the first command moves to the primary root and says so
+	}
+	r, err := s.start("", s.cwd, opts.Policy, opts.Writable, nil)
+	if err != nil {
+		return
+	}
+	res := &Result{ExitCode: -1, StartCwd: s.cwd, Cwd: s.cwd}
+	why := s.wait(context.Background(), r, warmTimeout, res)
+	s.finish(r, why, res)
+	if p := s.proc; p != nil && !p.dead() {
+		_, _ = p.waitSaved(saveWait)
+	}
 }
 
 // markNestedStale searches again for nested repositories in the places of

@@ -5,8 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"fmt"
 	"testing"
 	"time"
+
+	"github.com/olly-agent/olly/internal/sandbox"
 )
 
 // prestartedPid waits for Prestart's goroutine (it holds the shell as a
@@ -146,5 +149,106 @@ func TestAllowedPlaceMadeAgainGetsANewBash(t *testing.T) {
 	}
 	if res := mustRun(t, sh, "echo 2 > "+scratch+"/b", opts); res.ExitCode != 0 {
 		t.Errorf("writing the directory made again: %s", res.Text())
+	}
+}
+
+// TestPrestartWarmsTheBash: the bash Prestart starts has already run one
+// empty command through the whole path — the session's first bash also
+// saved the state, as the session's first command would have — and the
+// state it restored is kept: the first command's result is what it would
+// be without the warm-up.
+func TestPrestartWarmsTheBash(t *testing.T) {
+	m, _, _, _ := sandboxed(t)
+	sh := m.Session("s")
+	sh.Prestart(RunOptions{})
+	p, seq, saved := prestarted(t, sh)
+	if slot := p.savedSlot(); seq != 1 || !saved || slot < 0 {
+		t.Fatalf("after Prestart: %d commands, saved %v, slot %d; want the warm-up run and saved", seq, saved, slot)
+	}
+	mustRun(t, sh, "export KEPT=1; f() { echo fn; }; exit 3", RunOptions{}) // bash ends, its state saved
+	sh.Prestart(RunOptions{})
+	p, seq, _ = prestarted(t, sh)
+	if seq != 3 {
+		t.Fatalf("after the second Prestart: %d commands, want 3 (a warm-up each)", seq)
+	}
+	res := mustRun(t, sh, "echo $$ $KEPT $(f) $?", RunOptions{})
+	if want := strconv.Itoa(p.pid) + " 1 fn 0"; res.Output != want || len(res.Notes) != 0 {
+		t.Fatalf("output %q, notes %q; want %q and no note", res.Output, res.Notes, want)
+	}
+}
+
+// prestarted waits for Prestart's goroutine and returns the bash it
+// started, how many commands the session has sent, and whether one saved.
+func prestarted(t *testing.T, sh *Shell) (*bashProc, int, bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := sh.lock(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer sh.unlock()
+	if sh.proc == nil {
+		t.Fatal("Prestart started no bash")
+	}
+	return sh.proc, sh.seq, sh.saved
+}
+
+// TestWarmUpKeepsTheFreshNote: an unsandboxed bash started ahead after
+// sandboxed commands (it does not take over their state) still says so
+// at its first real command, not at the warm-up's.
+func TestWarmUpKeepsTheFreshNote(t *testing.T) {
+	m, _, _, _ := sandboxed(t)
+	sh := m.Session("s")
+	mustRun(t, sh, "export LEFT=1", RunOptions{})
+	unsb := RunOptions{Policy: sandbox.Unsandboxed}
+	sh.Prestart(unsb)
+	pid := prestartedPid(t, sh)
+	res := mustRun(t, sh, `echo "$$ left=$LEFT"`, unsb)
+	if want := strconv.Itoa(pid) + " left="; res.Output != want || !hasNote(res, "did not take over the variables") {
+		t.Fatalf("output %q, notes %q; want %q and the fresh-shell note", res.Output, res.Notes, want)
+	}
+}
+
+// BenchmarkCommandsAfterPrestart is what the session's first commands
+// take (wall, as the agent waits for them) in a bash Prestart started and
+// that is done starting: cmd1-ms and cmd2-ms are the first two, cmd4-ms
+// the fourth (as later ones). One op is a new manager and session,
+// Prestart, the wait for it, four commands and closing it all. Before the
+// warm-up the first two took several times the fourth
+// (docs/performance.md, "First iterations and GC").
+func BenchmarkCommandsAfterPrestart(b *testing.B) {
+	sb := sandbox.New("")
+	if !sb.Status().Active() {
+		b.Skip("no sandbox: ", sb.Status().Reason)
+	}
+	ctx := context.Background()
+	artifacts := b.TempDir()
+	var took [4]time.Duration
+	for b.Loop() {
+		root := b.TempDir()
+		m, err := NewManager(ManagerOptions{Roots: []string{root}, ArtifactDir: artifacts, Sandbox: sb})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sh := m.Session("bench")
+		sh.Prestart(RunOptions{})
+		if err := sh.lock(ctx); err != nil {
+			b.Fatal(err)
+		}
+		sh.unlock()
+		for k := range took {
+			t0 := time.Now()
+			res, err := sh.Run(ctx, fmt.Sprintf("echo step-%d >> steps.txt", k), RunOptions{})
+			took[k] += time.Since(t0)
+			if err != nil || res.ExitCode != 0 {
+				b.Fatalf("%v %+v", err, res)
+			}
+		}
+		if err := m.CloseAll(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for k, name := range map[int]string{0: "cmd1-ms", 1: "cmd2-ms", 3: "cmd4-ms"} {
+		b.ReportMetric(float64(took[k])/float64(b.N)/1e6, name)
 	}
 }
