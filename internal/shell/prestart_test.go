@@ -2,10 +2,10 @@ package shell
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
-	"fmt"
 	"testing"
 	"time"
 
