@@ -5,51 +5,65 @@
 #     bash --noprofile --norc -c "$(cat driver.bash)" bash STATE_DIR SLOT NAME=VALUE...
 #
 # STATE_DIR is this bash's own folder (one per bash: no other bash's
-# processes can write it, see docs/shell.md), with fd 3 the read end of olly's wake pipe and fd 4 the write end of the
-# frame pipe; stdin, stdout and stderr are /dev/null, and normally stay so
-# outside a command (the redirections a command's exec makes are undone
-# with the group's own, see the loop), so olly's code needs no redirection
-# to silence a builtin (each costs bash a dozen system calls). This is not
-# a guarantee: a command that closes bash's saved copies of them (fds 10
-# and up) keeps its exec's redirection past the group, and then what the
-# function check prints goes there (into a file of its own: nothing olly
-# reads; a full pipe stalls the next request, which olly answers with a
-# new bash after 2 s, TestBashStdoutKeptPastACommand). SLOT names the state
+# processes can write it, see docs/shell.md). Its descriptors: 0 and 2
+# /dev/null, 1 the write end of the frame pipe, 3 the read end of olly's
+# wake pipe, 4 the request file (STATE_DIR/req, read-only), 5 /dev/null.
+# The whole loop runs inside one group that closes 3, 4 and 5: bash keeps
+# copies of them, close-on-exec, at 10 (wake), 11 (request) and 12
+# (/dev/null), the lowest free descriptors from 10 (checked below), so
+# no program a command runs inherits them, and no redirection per command
+# is needed to hide them (each costs bash half a dozen system calls, a
+# saved and restored one a dozen). Outside a command stdout is the frame
+# pipe, so a frame is one write; a command runs in a group that puts its
+# stdout and stderr on its output FIFO, which bash undoes after it (a
+# command that closes bash's saved copies, fds 13 and up, keeps its
+# exec's redirection past the group, and then olly's next frame goes
+# there: olly answers the missing frame with a new bash, after 2 s or at
+# the timeout, TestBashStdoutKeptPastACommand). SLOT names the state
 # file (STATE_DIR/state<SLOT>) olly copied there from what an earlier bash
 # of the session saved last ("" for none); the NAME=VALUE pairs are exported before every command
 # (TERM=dumb, TMPDIR, ...). Saves alternate between state0 and state1, so
 # a bash killed while saving never spoils the last complete state.
 #
 # First of all, before anything a bash too old for the rest could fail on,
-# bash says which it is on fd 4: "V major minor" (olly needs 4.4 or newer;
-# this replaces starting a bash just to ask). Every later frame answers a
-# request.
+# bash says which it is on the frame pipe: "V major minor" (olly needs 4.4
+# or newer; this replaces starting a bash just to ask). Every later frame
+# answers a request.
 #
-# One command: olly writes STATE_DIR/req (NUL-separated: token, directory,
-# output FIFO, save flag, sync flag, command, then the command names to
-# check) and one byte to fd 3. With the sync flag, bash first takes over
-# STATE_DIR/sync, the state the session's other bash saved (a session has
-# one bash per sandbox policy, see docs/shell.md). With save flag 0 (olly found the command
-# cannot change the state) and none of the names a function or an alias,
-# no save and no S frame follow. bash answers on
-# fd 4 with NUL-separated frames:
-#     B token                  the command begins
+# One command: olly appends the request to the request file
+# (NUL-separated: token, directory, output FIFO, save flag, sync flag,
+# command, then the command names to check) and writes one byte to the
+# wake pipe; bash reads from where the last request ended to the end of
+# the file, with the descriptor it was given: it never opens the file's
+# path, so nothing put at that path is read. With the sync flag, bash
+# first takes over STATE_DIR/sync, the state the session's other bash
+# saved (a session has one bash per sandbox policy, see docs/shell.md).
+# With save flag 0 (olly found the command cannot change the state: only
+# programs and harmless builtins, literal names) and none of the names a
+# function or an alias, no save and no S frame follow, and neither does
+# the reset of options and traps (such a command cannot set them). bash
+# answers on the frame pipe with NUL-separated frames:
+#     B token                  the command begins (the names of the
+#                              session's functions among the command's,
+#                              one per line, may come before the B:
+#                              declare -F prints them)
 #     D token rc flags pwd     it ended (flags: "b" it started a background
 #                              job, "s" an S frame follows)
 #     S token slot             the state is saved in STATE_DIR/state<slot>
-# The command runs with stdout and stderr on the FIFO, stdin /dev/null and
-# fds 3 and 4 closed, so what it starts inherits neither channel. If bash
-# exits during a command (exit, set -e, a signal), the EXIT trap saves the
-# state and writes "token rc pwd slot" to STATE_DIR/exit, last.
+# The command runs with stdout and stderr on the FIFO, stdin /dev/null
+# (put back if a command's exec changed bash's own) and the channels only
+# at close-on-exec descriptors, so what it starts inherits neither. If
+# bash exits during a command (exit, set -e, a signal), the EXIT trap
+# saves the state and writes "token rc pwd slot" to STATE_DIR/exit, last.
 # Everything here starts with __olly_; builtins are called through
 # "builtin" because the session may define functions with their names.
 
-builtin printf 'V\0%s\0%s\0' "${BASH_VERSINFO[0]}" "${BASH_VERSINFO[1]}" >&4
+builtin printf 'V\0%s\0%s\0' "${BASH_VERSINFO[0]}" "${BASH_VERSINFO[1]}"
 
 # __olly_next waits for olly's next request and reads it.
 __olly_next() {
-	IFS= builtin read -r -n 1 -u 3 __olly_w || { __olly_eof=1; return 1; }
-	builtin mapfile -d '' -t __olly_req <"$__olly_d/req" || { __olly_eof=1; return 1; }
+	IFS= builtin read -r -n 1 -u 10 __olly_w || { __olly_eof=1; return 1; }
+	builtin mapfile -d '' -t -u 11 __olly_req || { __olly_eof=1; return 1; }
 }
 
 # __olly_begin prepares the request read (after a sync, if any: the
@@ -62,9 +76,9 @@ __olly_begin() {
 	fi
 	# A command olly found stateless (save flag 0) is saved all the same if
 	# one of its command names is a function or an alias of the session.
-	# (What declare -F prints goes to bash's own stdout, normally
-	# /dev/null, see the top: a redirection here would cost bash a dozen
-	# system calls per name.)
+	# (What declare -F prints, the name, goes to the frame pipe, before
+	# the B frame, which olly allows: a redirection here would cost bash
+	# a dozen system calls.)
 	for __olly_n in "${__olly_req[@]:6}"; do
 		[[ -z ${BASH_ALIASES[$__olly_n]+x} ]] || __olly_sv=1
 		builtin declare -F -- "$__olly_n" && __olly_sv=1
@@ -72,7 +86,7 @@ __olly_begin() {
 	builtin export OLLY_SHELL_RUN="$__olly_tok" "${__olly_forced[@]}"
 	IFS=$' \t\n'
 	__olly_in=1 __olly_bg=$!
-	builtin printf 'B\0%s\0' "$__olly_tok" >&4
+	builtin printf 'B\0%s\0' "$__olly_tok"
 }
 
 # __olly_clear empties what the session defined in this bash before it
@@ -98,9 +112,11 @@ __olly_clear() {
 }
 
 # __olly_reset undoes what must not outlive a command: shell options,
-# traps, alias expansion for olly's own code.
+# traps, alias expansion for olly's own code. (set +m only when on: it
+# costs a system call.)
 __olly_reset() {
-	builtin set +aCeEfkmnPtTuvx -B +o pipefail +o posix
+	[[ $- != *m* ]] || builtin set +m
+	builtin set +aCeEfknPtTuvx -B +o pipefail +o posix
 	builtin shopt -u expand_aliases autocd cdable_vars cdspell dotglob execfail extdebug extglob failglob globstar lastpipe nocaseglob nocasematch nullglob xpg_echo inherit_errexit
 	builtin trap - DEBUG ERR RETURN INT TERM HUP QUIT
 	builtin trap '__olly_exit' EXIT
@@ -112,14 +128,19 @@ __olly_post() {
 	__olly_rc=$?
 	[[ -n $__olly_in ]] || return 0
 	__olly_in=
-	__olly_reset
+	# A command found stateless cannot have set options or traps.
+	if [[ $__olly_sv == 1 ]]; then
+		__olly_reset
+	else
+		builtin shopt -u expand_aliases
+	fi
 	__olly_f=
 	[[ $! == "$__olly_bg" ]] || __olly_f=b
 	[[ $__olly_sv != 1 ]] || __olly_f+=s
-	builtin printf 'D\0%s\0%s\0%s\0%s\0' "$__olly_tok" "$__olly_rc" "$__olly_f" "$PWD" >&4
+	builtin printf 'D\0%s\0%s\0%s\0%s\0' "$__olly_tok" "$__olly_rc" "$__olly_f" "$PWD"
 	[[ $__olly_sv == 1 ]] || return 0
 	__olly_save
-	builtin printf 'S\0%s\0%s\0' "$__olly_tok" "$__olly_last" >&4
+	builtin printf 'S\0%s\0%s\0' "$__olly_tok" "$__olly_last"
 }
 
 # __olly_save writes everything bash can print back as source: variables
@@ -168,47 +189,73 @@ for __olly_n in "${__olly_names[@]}"; do
 done
 builtin unset __olly_ex __olly_names
 
-# Restore what the session's previous bash left (aliases on, as when the
-# definitions were made). olly passes a slot only when that state may be
-# trusted by this bash (never one a sandboxed bash wrote to an unsandboxed
-# one) and copied it into this bash's own folder. Its own variables are
-# set again below. A state file is sourced without olly's pipes (fds 3
-# and 4), as commands run: a command may have written it.
-if [[ -n $2 ]]; then
-	builtin shopt -s expand_aliases
-	builtin source -- "$1/state$2" >/dev/null 2>&1 </dev/null 3<&- 4>&-
-	builtin shopt -u expand_aliases
-fi
-__olly_d=$1
-__olly_last=${2:-1}
-__olly_forced=("${@:3}")
-builtin set --
-__olly_in=
-__olly_eof=
-__olly_tok=
-__olly_bg=
-
-__olly_reset
-# The loop runs again if a command leaves it (break, break 9).
-# A request with the sync flag first takes over the state the session's
-# other bash saved, at the top level (a declare in a function would make
-# the variables local), keeping olly's own variables of this bash.
-__olly_loop='while __olly_post; __olly_next; do
-	if [[ -n ${__olly_req[4]} ]]; then
-		__olly_clear
-		__olly_keep=("$__olly_d" "$__olly_last" "${__olly_forced[@]}")
+# Everything from here runs in one group that closes 3, 4 and 5: bash
+# saves them first, close-on-exec, at 10, 11 and 12 (the lowest free
+# descriptors from 10, closed first: what olly's own parent left open
+# there without close-on-exec reaches bash too), where olly's code reads
+# them, and puts them back only when bash exits. (exec as a special
+# builtin, in POSIX mode, before any function of that name: "builtin
+# exec" would undo its redirections. Leaving POSIX mode turns
+# inherit_errexit on.)
+builtin set -o posix
+exec 10<&- 11<&- 12<&-
+builtin set +o posix
+builtin shopt -u inherit_errexit
+{
+	# Restore what the session's previous bash left (aliases on, as when
+	# the definitions were made). olly passes a slot only when that state
+	# may be trusted by this bash (never one a sandboxed bash wrote to an
+	# unsandboxed one) and copied it into this bash's own folder. Its own
+	# variables are set again below. A state file is sourced as commands
+	# run, away from the frame pipe: a command may have written it.
+	if [[ -n $2 ]]; then
 		builtin shopt -s expand_aliases
-		builtin source -- "$__olly_d/sync" >/dev/null 2>&1 </dev/null 3<&- 4>&-
+		builtin source -- "$1/state$2" >&12 2>&12 <&12
 		builtin shopt -u expand_aliases
-		__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
-		builtin unset __olly_keep
 	fi
-	__olly_begin
-	{
-		builtin shopt -s expand_aliases
-		builtin eval -- "$__olly_cmd"
-	} >"$__olly_out" 2>&1 </dev/null 3<&- 4>&-
-done
-[[ -n $__olly_eof ]] || builtin eval -- "$__olly_loop"'
-builtin eval -- "$__olly_loop"
+	__olly_d=$1
+	__olly_last=${2:-1}
+	__olly_forced=("${@:3}")
+	builtin set --
+	__olly_in=
+	__olly_eof=
+	__olly_tok=
+	__olly_bg=
+
+	__olly_reset
+	# The loop runs again if a command leaves it (break, break 9).
+	# A request with the sync flag first takes over the state the
+	# session's other bash saved, at the top level (a declare in a function
+	# would make the variables local), keeping olly's own variables of this
+	# bash. A command's stdin is /dev/null: bash's own, unless a command's
+	# exec changed it (two stat calls tell; the redirection costs a dozen).
+	# bash undoes a group's redirections last first, and stops at the
+	# first it cannot undo (a command closed the copy it saved): stdout,
+	# the frame pipe, is redirected last, so it is put back first.
+	__olly_loop='while __olly_post; __olly_next; do
+		if [[ -n ${__olly_req[4]} ]]; then
+			__olly_clear
+			__olly_keep=("$__olly_d" "$__olly_last" "${__olly_forced[@]}")
+			builtin shopt -s expand_aliases
+			builtin source -- "$__olly_d/sync" >&12 2>&12 <&12
+			builtin shopt -u expand_aliases
+			__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
+			builtin unset __olly_keep
+		fi
+		__olly_begin
+		if [[ /dev/fd/0 -ef /dev/fd/12 ]]; then
+			{
+				builtin shopt -s expand_aliases
+				builtin eval -- "$__olly_cmd"
+			} 2>"$__olly_out" >&2
+		else
+			{
+				builtin shopt -s expand_aliases
+				builtin eval -- "$__olly_cmd"
+			} </dev/null 2>"$__olly_out" >&2
+		fi
+	done
+	[[ -n $__olly_eof ]] || builtin eval -- "$__olly_loop"'
+	builtin eval -- "$__olly_loop"
+} 3<&- 4<&- 5<&-
 builtin exit 0

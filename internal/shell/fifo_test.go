@@ -2,6 +2,7 @@ package shell
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -61,11 +62,11 @@ func TestOutputFIFOUsedAgainOnlyWhenFree(t *testing.T) {
 }
 
 // TestRequestFileLinkNotFollowed: olly writes each request into the
-// request file it made; a command that puts a link (or a file) at its
-// path makes olly write nowhere else: at the next request olly sees that
-// the path is not its file and makes the file afresh, so the same bash
-// reads olly's request (it is not replaced) and the file at the path is
-// olly's again.
+// request file it made, through its own descriptor, and bash reads it
+// through the one it was started with; a command that puts a link (or a
+// file) at its path changes neither: the same bash reads olly's requests
+// (it is not replaced), both still hold the file olly made, and the
+// link's target is not written.
 func TestRequestFileLinkNotFollowed(t *testing.T) {
 	m, _ := newTestManager(t, nil)
 	sh := m.Session("s")
@@ -84,8 +85,8 @@ func TestRequestFileLinkNotFollowed(t *testing.T) {
 		if sh.proc.pid != pid {
 			t.Errorf("after %s: the bash was replaced (olly did not make its request file afresh)", plant)
 		}
-		if !sh.proc.reqOpen || !sameFile(sh.proc.req, filepath.Join(sh.proc.dir, "req")) {
-			t.Errorf("after %s: the request file at the path is not olly's", plant)
+		if procListing && !openOn(sh.proc.req, fmt.Sprintf("/proc/%d/fd/11", pid)) {
+			t.Errorf("after %s: bash's request descriptor (fd 11) is not the file olly writes", plant)
 		}
 	}
 	if b, _ := os.ReadFile(target); string(b) != "original\n" {
@@ -196,4 +197,14 @@ func TestOutputFIFOSwappedBetweenOpensIsRefused(t *testing.T) {
 			t.Errorf("a later command's output: %s", res.Text())
 		}
 	}
+}
+
+// openOn reports whether descriptor fd is open on the file path leads to
+// (links followed: /proc/PID/fd/N names another process's descriptor).
+func openOn(fd int, path string) bool {
+	var a, b syscall.Stat_t
+	if syscall.Fstat(fd, &a) != nil || syscall.Stat(path, &b) != nil {
+		return false
+	}
+	return a.Dev == b.Dev && a.Ino == b.Ino
 }

@@ -37,6 +37,14 @@ func readFrame(br *bufio.Reader) (frame, error) {
 	if err != nil {
 		return frame{}, err
 	}
+	// What declare -F printed before a B frame: the command's names that
+	// are functions of the session, one per line (driver.bash).
+	if i := strings.LastIndexByte(kind, '\n'); i >= 0 {
+		if kind[i+1:] != "B" || !namesPrinted(kind[:i+1]) {
+			return frame{}, fmt.Errorf("%w: kind %q", errBadFrame, kind)
+		}
+		kind = "B"
+	}
 	n := map[string]int{"V": 2, "B": 1, "D": 4, "S": 2}[kind]
 	if n == 0 {
 		return frame{}, fmt.Errorf("%w: kind %q", errBadFrame, kind)
@@ -51,6 +59,17 @@ func readFrame(br *bufio.Reader) (frame, error) {
 		}
 	}
 	return parseFrame(kind[0], f)
+}
+
+// namesPrinted reports whether s is lines of command names as olly sends
+// them (isPlainName), each ended by a newline.
+func namesPrinted(s string) bool {
+	for line := range strings.SplitSeq(s[:len(s)-1], "\n") {
+		if !isPlainName(line) {
+			return false
+		}
+	}
+	return true
 }
 
 func parseFrame(kind byte, f []string) (frame, error) {

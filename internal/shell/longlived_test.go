@@ -337,6 +337,7 @@ func FuzzReadFrame(f *testing.F) {
 	f.Add([]byte("D\x00\x00\x00\x00"))
 	f.Add([]byte("V\x005\x002\x00B\x00t.1\x00"))
 	f.Add([]byte("V\x00x\x00\x00"))
+	f.Add([]byte("f\ng\nB\x00t.1\x00"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		br := bufio.NewReader(strings.NewReader(string(b)))
 		for range 100 {

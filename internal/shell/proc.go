@@ -56,18 +56,19 @@ type bashProc struct {
 	// to either means a new bash (see confine.go).
 	stamps []*dirStamp
 
-	wake *os.File // write end of bash's fd 3
-	fr   *os.File // read end of bash's fd 4
+	wake *os.File // write end of the wake pipe (bash's fd 10)
+	fr   *os.File // read end of the frame pipe (bash's stdout outside commands)
 	// spare is the read end of the output FIFO spareFifo of the previous
 	// command, which ended: the next command uses it again (fifo.go).
 	// Guarded by the shell's sem.
 	spare     *os.File
 	spareFifo string
 	spareIno  uint64
-	// req is the request file, open from the first request on (reqOpen):
-	// see writeRequest. Guarded by the shell's sem.
-	req     int
-	reqOpen bool
+	// req is olly's descriptor of the request file (bash reads it through
+	// one of its own), reqEnd where the next request goes: see
+	// writeRequest. Guarded by the shell's sem.
+	req    int
+	reqEnd int64
 
 	exited  chan struct{} // closed once bash has exited; then waitErr is set
 	waitErr error
@@ -102,24 +103,22 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	wakeR, wakeW, err := os.Pipe()
+	fds, err := openChannels(own)
 	if err != nil {
 		_ = os.RemoveAll(own)
-		return nil, fmt.Errorf("shell: create pipe: %w", err)
+		return nil, err
 	}
-	frR, frW, err := os.Pipe()
-	if err != nil {
-		_, _ = wakeR.Close(), wakeW.Close()
-		_ = os.RemoveAll(own)
-		return nil, fmt.Errorf("shell: create pipe: %w", err)
-	}
+	wakeR, wakeW, frR, frW := fds.wakeR, fds.wakeW, fds.frR, fds.frW
 	restore, env, fresh := s.restoreInto(own, spec)
 	forced := append(forcedEnv(), "TMPDIR="+s.tmpDir, "TMP="+s.tmpDir, "TEMP="+s.tmpDir)
 	args := append([]string{"--noprofile", "--norc", "-c", driverScript, "bash", own, restore}, forced...)
 	cmd := exec.Command(s.m.shellPath, args...)
 	cmd.Dir = dir
 	cmd.Env = append(commandEnv(env, s.m.shlvl, dir, s.token+".0"), forced[len(forced)-3:]...)
-	cmd.ExtraFiles = []*os.File{wakeR, frW}
+	// Descriptors (driver.bash): 0 and 2 /dev/null, 1 the frame pipe, 3
+	// the wake pipe, 4 the request file, 5 /dev/null.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = fds.null, frW, fds.null
+	cmd.ExtraFiles = []*os.File{wakeR, fds.reqR, fds.null}
 	// Pdeathsig: if olly dies, even by SIGKILL, the kernel kills bash
 	// (what bash started is ended by the next olly, see endLeftovers).
 	cmd.SysProcAttr = sysProcAttr()
@@ -129,15 +128,16 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 	plan := s.m.opts.Sandbox.PlanStart(started)
 	stamps := stampsFor(started, plan.Grants(), sandbox.Home())
 	waitc, err := s.m.opts.Sandbox.StartPlanned(cmd, plan)
-	_, _ = wakeR.Close(), frW.Close()
+	fds.closeBashEnds()
 	if err != nil {
 		_, _ = wakeW.Close(), frR.Close()
+		_ = syscall.Close(fds.reqW)
 		_ = os.RemoveAll(own)
 		return nil, fmt.Errorf("shell: could not start %s: %w", s.m.shellPath, err)
 	}
 	p := &bashProc{
 		cmd: cmd, pid: cmd.Process.Pid, spec: spec, dir: own, fresh: fresh, stamps: stamps, nested: plan.Nested(),
-		wake: wakeW, fr: frR, exited: make(chan struct{}),
+		wake: wakeW, fr: frR, req: fds.reqW, exited: make(chan struct{}),
 		frames: make(chan frame, 4), quit: make(chan struct{}), saved: -1, hello: make(chan struct{}),
 		savec: make(chan struct{}, 1), gen: s.gen,
 	}

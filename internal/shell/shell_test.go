@@ -379,8 +379,9 @@ func TestNotBashIsAnError(t *testing.T) {
 	dir := t.TempDir()
 	oldBash := filepath.Join(dir, "oldbash")
 	// What bash 3.2 does with the driver: its first line reports the
-	// version on fd 4 (then it would fail on what 3.2 lacks).
-	if err := os.WriteFile(oldBash, []byte("#!/bin/sh\nprintf 'V\\0003\\0002\\000' >&4\n"), 0o755); err != nil {
+	// version on stdout, the frame pipe (then it would fail on what 3.2
+	// lacks).
+	if err := os.WriteFile(oldBash, []byte("#!/bin/sh\nprintf 'V\\0003\\0002\\000'\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {

@@ -111,38 +111,40 @@ func TestDriverOutputStaysOutOfACommandsFiles(t *testing.T) {
 	}
 }
 
-// TestBashStdoutKeptPastACommand: a command that closes bash's saved
-// copies of its descriptors (fds 10 and up, found through /proc) keeps its
-// exec's redirection of bash's stdout past the command, so what olly's
-// function check prints lands there (driver.bash says so); later
-// commands' results are still right, also when that stdout is a full
-// pipe (the next request stalls: olly starts a new bash after 2 s and
-// runs the command there).
+// TestBashStdoutKeptPastACommand: bash's own stdout, outside a command,
+// is the frame pipe, restored after each command from a copy bash saved
+// (close-on-exec, fds 13 and up). A command that closes bash's copies of
+// /dev/null (fd 12 and the saved stderr, found through /proc) changes
+// nothing: later commands run in the same bash, with stdin /dev/null,
+// and nothing reaches the command's file. One that closes the saved copy
+// of the frame pipe too keeps its exec's redirection past the command, so
+// olly's frames go there: that command ends at its timeout, and the next
+// runs in a new bash (driver.bash says so).
 func TestBashStdoutKeptPastACommand(t *testing.T) {
 	requireProc(t)
-	closeSaved := `for p in /proc/$$/fd/*; do n=${p##*/}; if ((n >= 10)) && [[ $(readlink "$p") == /dev/null ]]; then eval "exec $n>&-"; fi; done`
-	for _, tc := range []struct{ name, redirect string }{
-		{"file", `exec >leak 2>/dev/null; ` + closeSaved},
-		{"full pipe", `mkfifo p; exec 1<>p 2>/dev/null; ` + closeSaved + `; exec 5<>p; head -c 65536 /dev/zero >&5; exec 5>&-`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m, ws := newTestManager(t, nil)
-			sh := m.Session("s")
-			mustRun(t, sh, `f() { echo from-f; }; `+tc.redirect, RunOptions{})
-			pid := sh.proc.pid
-			for i := range 2 {
-				if res := mustRun(t, sh, "f", RunOptions{}); res.Output != "from-f" {
-					t.Errorf("command %d after: %s", i, res.Text())
-				}
-			}
-			// The case happened: the check's output went to the file, or
-			// the stalled bash was replaced.
-			if b, _ := os.ReadFile(filepath.Join(ws, "leak")); tc.name == "file" && string(b) != "f\nf\n" {
-				t.Errorf("leak holds %q: the redirection did not outlive the command", b)
-			}
-			if tc.name == "full pipe" && sh.proc.pid == pid {
-				t.Error("the bash whose stdout is a full pipe was not replaced")
-			}
-		})
+	closeSaved := func(from, target string) string {
+		return `for p in /proc/$$/fd/*; do n=${p##*/}; if ((n >= ` + from + `)) && [[ $(readlink "$p") == ` + target + ` ]]; then eval "exec $n>&-"; fi; done`
+	}
+	m, ws := newTestManager(t, nil)
+	sh := m.Session("s")
+	mustRun(t, sh, `f() { read -t 1 x; echo "from-f $?"; }; exec >leak 2>/dev/null </dev/zero; `+closeSaved("10", "/dev/null"), RunOptions{})
+	pid := sh.proc.pid
+	for i := range 2 {
+		if res := mustRun(t, sh, "f", RunOptions{}); res.Output != "from-f 1" {
+			t.Errorf("command %d after: %s", i, res.Text())
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "leak")); len(b) != 0 {
+		t.Errorf("leak holds %q: the redirection outlived the command", b)
+	}
+	if sh.proc.pid != pid {
+		t.Error("the bash was replaced")
+	}
+	res := mustRun(t, sh, `exec >leak2; `+closeSaved("13", "'pipe:'*"), RunOptions{Timeout: time.Second})
+	if !res.TimedOut {
+		t.Errorf("the command that took the frame pipe: %s", res.Text())
+	}
+	if res := mustRun(t, sh, "f", RunOptions{}); res.Output != "from-f 1" {
+		t.Errorf("the command after: %s", res.Text())
 	}
 }

@@ -1,0 +1,92 @@
+package shell
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestFunctionNamesBeforeB: what declare -F prints (the command's names
+// that are functions) may come before a B frame, one name a line, and
+// nowhere else; anything else there is a malformed frame.
+func TestFunctionNamesBeforeB(t *testing.T) {
+	br := bufio.NewReader(strings.NewReader("f\ndeactivate\nB\x00t.1\x00"))
+	if f, err := readFrame(br); err != nil || f.kind != 'B' || f.token != "t.1" {
+		t.Errorf("readFrame = %+v, %v", f, err)
+	}
+	for _, bad := range []string{"f\nD\x00t\x000\x00\x00/\x00", "f g\nB\x00t\x00", "\nB\x00t\x00", "f\n\nB\x00t\x00", "f\nX\x00"} {
+		if f, err := readFrame(bufio.NewReader(strings.NewReader(bad))); err == nil {
+			t.Errorf("readFrame(%q) = %+v, want an error", bad, f)
+		}
+	}
+}
+
+// TestChannelsNotInherited: the programs a command runs get stdin
+// /dev/null, stdout and stderr on the output FIFO, and none of olly's
+// channels (the wake pipe, the request file, the frame pipe): bash keeps
+// those only at close-on-exec descriptors. A command that changed bash's
+// own stdin with exec does not pass it on to the next command.
+func TestChannelsNotInherited(t *testing.T) {
+	requireProc(t)
+	m, _ := newTestManager(t, nil)
+	sh := m.Session("s")
+	// ls runs as a program: its descriptors are what a command's
+	// programs inherit (3 is its own listing of the folder). What the
+	// test itself inherited at the same number (a leak from its own
+	// parent) is not olly's.
+	res := mustRun(t, sh, `ls -l /proc/self/fd/`, RunOptions{})
+	n := 0
+	for _, l := range strings.Split(res.Output, "\n") {
+		f := strings.Fields(l)
+		if len(f) < 3 || f[len(f)-2] != "->" {
+			continue
+		}
+		fd, target := f[len(f)-3], f[len(f)-1]
+		n++
+		switch own, _ := os.Readlink("/proc/self/fd/" + fd); {
+		case fd == "0" && target == "/dev/null", fd == "3":
+		case (fd == "1" || fd == "2") && strings.HasPrefix(target, sh.proc.dir+"/o"):
+		case fd != "1" && fd != "2" && own == target:
+		default:
+			t.Errorf("a program of the command has fd %s on %s", fd, target)
+		}
+	}
+	if n < 4 {
+		t.Errorf("the program's descriptors: %q", res.Output)
+	}
+	mustRun(t, sh, `exec </dev/zero`, RunOptions{})
+	if res := mustRun(t, sh, `head -c 3 | od -An -c`, RunOptions{}); strings.TrimSpace(res.Output) != "" {
+		t.Errorf("the command after an exec of bash's stdin read %q", res.Output)
+	}
+}
+
+// TestRequestFileGivesBackWhatBashRead: requests are appended to the
+// request file; the part bash has read is given back (a hole) every
+// dropEvery bytes, so the file's storage stays small however many
+// commands a bash runs, and bash still reads each request whole.
+func TestRequestFileGivesBackWhatBashRead(t *testing.T) {
+	requireProc(t) // Linux: dropRead punches holes only there
+	m, _ := newTestManager(t, nil)
+	sh := m.Session("s")
+	long := strings.Repeat("x", 60<<10)
+	for i := range 6 {
+		want := fmt.Sprint(i, " ", len(long))
+		if res := mustRun(t, sh, `x=`+long+`; echo `+fmt.Sprint(i)+` ${#x}`, RunOptions{}); res.Output != want {
+			t.Fatalf("command %d: %.200s", i, res.Text())
+		}
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(filepath.Join(sh.proc.dir, "req"), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Size < dropEvery || st.Blocks*512 >= dropEvery {
+		t.Errorf("request file: size %d, %d bytes stored; want the read part (over %d) given back", st.Size, st.Blocks*512, dropEvery)
+	}
+	if res := mustRun(t, sh, "echo after", RunOptions{}); res.Output != "after" {
+		t.Errorf("the command after: %s", res.Text())
+	}
+}
