@@ -62,19 +62,25 @@ type analyzer struct {
 	capped bool
 }
 
-func newAnalyzer(o Options) *analyzer {
-	clean := func(ps []string) []string {
-		var out []string
-		for _, p := range ps {
-			if filepath.IsAbs(p) {
-				out = append(out, filepath.Clean(p))
-			}
-		}
-		return out
+// cleanAbs returns the absolute paths among ps, cleaned: ps itself when
+// they all are already (the terminal tool's are), so nothing is copied.
+func cleanAbs(ps []string) []string {
+	if !slices.ContainsFunc(ps, func(p string) bool { return !filepath.IsAbs(p) || filepath.Clean(p) != p }) {
+		return ps
 	}
-	o.Roots = clean(o.Roots)
-	o.Allowed = clean(o.Allowed)
-	o.TempDirs = clean(o.TempDirs)
+	var out []string
+	for _, p := range ps {
+		if filepath.IsAbs(p) {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	return out
+}
+
+func newAnalyzer(o Options) *analyzer {
+	o.Roots = cleanAbs(o.Roots)
+	o.Allowed = cleanAbs(o.Allowed)
+	o.TempDirs = cleanAbs(o.TempDirs)
 	if len(o.TempDirs) == 0 {
 		o.TempDirs = []string{"/tmp", "/var/tmp"}
 	}

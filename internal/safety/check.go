@@ -89,6 +89,7 @@ func setArgsNoexec(args []*syntax.Word) bool {
 		switch {
 		case !static:
 			// -$x may hold an n; "$x" is an operand.
+			// (A computed word has a part: roStatic.)
 			lead, ok := args[k].Parts[0].(*syntax.Lit)
 			return ok && strings.HasPrefix(lead.Value, "-")
 		case a == "--" || a == "-" || !strings.HasPrefix(a, "-"):

@@ -51,17 +51,7 @@ const roMaxDepth = 8
 type roChecker struct{ opts Options }
 
 func roClean(o Options) Options {
-	var out Options
-	for _, r := range o.Roots {
-		if filepath.IsAbs(r) {
-			out.Roots = append(out.Roots, filepath.Clean(r))
-		}
-	}
-	for _, r := range o.Allowed {
-		if filepath.IsAbs(r) {
-			out.Allowed = append(out.Allowed, filepath.Clean(r))
-		}
-	}
+	out := Options{Roots: cleanAbs(o.Roots), Allowed: cleanAbs(o.Allowed)}
 	if o.Home != "" && filepath.IsAbs(o.Home) {
 		out.Home = filepath.Clean(o.Home)
 	}
@@ -164,7 +154,7 @@ func (c roChecker) expansions(node syntax.Node, depth int) string {
 	if node == nil {
 		return ""
 	}
-	if w, ok := node.(*syntax.Word); ok && w == nil {
+	if w, ok := node.(*syntax.Word); ok && (w == nil || plainWord(w)) {
 		return ""
 	}
 	var why string
@@ -188,6 +178,19 @@ func (c roChecker) expansions(node syntax.Node, depth int) string {
 		return true
 	})
 	return why
+}
+
+// plainWord reports whether w is literals and single quotes only, which
+// expand nothing.
+func plainWord(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		switch p.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 func roParam(p *syntax.ParamExp) string {
@@ -393,6 +396,16 @@ func roProgram(name string) (string, bool) {
 func roStatic(w *syntax.Word) (string, bool) {
 	if w == nil {
 		return "", false
+	}
+	if len(w.Parts) == 1 { // most words: their text, with no copy
+		switch x := w.Parts[0].(type) {
+		case *syntax.Lit:
+			return roUnescape(x.Value, false), true
+		case *syntax.SglQuoted:
+			if !x.Dollar {
+				return x.Value, true
+			}
+		}
 	}
 	var b strings.Builder
 	for _, part := range w.Parts {
