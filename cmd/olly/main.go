@@ -6,6 +6,7 @@ import (
 
 	"github.com/olly-agent/olly/internal/cli"
 	"github.com/olly-agent/olly/internal/exetrim"
+	"github.com/olly-agent/olly/internal/procs"
 	"github.com/olly-agent/olly/internal/sandbox"
 )
 
@@ -16,6 +17,9 @@ func main() {
 	// Package initialisation is over: drop the pages of the executable
 	// only it used (see internal/exetrim, imported first for that).
 	exetrim.Trim()
+	// One P while olly works sequentially; parallel sections widen it
+	// (internal/procs).
+	procs.Enable()
 	stop := startProfiles()
 	code := cli.Execute(&cli.Factory{IO: cli.System()}, os.Args[1:])
 	stop()

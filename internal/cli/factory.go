@@ -18,6 +18,7 @@ import (
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/config"
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/procs"
 	"github.com/olly-agent/olly/internal/store"
 	ws "github.com/olly-agent/olly/internal/workspace"
 )
@@ -172,9 +173,10 @@ func (f *Factory) flagLayer() ([]config.FlagValue, error) {
 // nonSettingEnv names the OLLY_* variables olly reads that are not settings,
 // so loading does not warn about them: `olly db`'s database path, the
 // marker olly's shell puts on the commands it runs (olly run by the agent
-// inherits it), and the switch that turns internal/exetrim off.
+// inherits it), and the switches that turn internal/exetrim and
+// internal/procs off.
 func nonSettingEnv() []string {
-	return []string{"OLLY_DB", "OLLY_SHELL_RUN", "OLLY_EXETRIM"}
+	return []string{"OLLY_DB", "OLLY_SHELL_RUN", "OLLY_EXETRIM", procs.Env}
 }
 
 // settings returns the settings, or a usage error (exit 2) saying what is

@@ -12,6 +12,7 @@ import (
 
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/procs"
 	"github.com/olly-agent/olly/internal/workspace"
 )
 
@@ -28,7 +29,8 @@ type Search struct {
 	MaxLineBytes int
 	// MaxFileBytes skips larger files (logs, data dumps).
 	MaxFileBytes int64
-	// Workers read and search files in parallel; 0 is one per CPU.
+	// Workers read and search files in parallel; 0 is one per CPU the
+	// process may use (procs.Wide's GOMAXPROCS).
 	Workers int
 }
 
@@ -50,9 +52,6 @@ func (t Search) withDefaults() Search {
 	}
 	if t.MaxFileBytes <= 0 {
 		t.MaxFileBytes = 16 << 20
-	}
-	if t.Workers <= 0 {
-		t.Workers = runtime.GOMAXPROCS(0)
 	}
 	return t
 }
@@ -165,11 +164,19 @@ type walked struct{ abs, rel string }
 func (t Search) find(ctx context.Context, env *Env, req searchRequest) ([]fileHit, skips, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The workers are the one CPU-parallel part of a search: all the Ps
+	// while they run (olly runs on one otherwise, see internal/procs).
+	release := procs.Wide()
+	defer release()
+	workers := t.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
 	files := make(chan walked, 512)
-	results := make([][]fileHit, t.Workers)
-	skipped := make([]skips, t.Workers)
+	results := make([][]fileHit, workers)
+	skipped := make([]skips, workers)
 	var wg sync.WaitGroup
-	for w := range t.Workers {
+	for w := range workers {
 		wg.Go(func() {
 			var buf []byte
 			for f := range files {
@@ -205,7 +212,7 @@ func (t Search) find(ctx context.Context, env *Env, req searchRequest) ([]fileHi
 	}
 	var all []fileHit
 	var sk skips
-	for w := range t.Workers {
+	for w := range workers {
 		all = append(all, results[w]...)
 		sk.add(skipped[w])
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/olly-agent/olly/internal/procs"
 	"github.com/olly-agent/olly/internal/workspace"
 )
 
@@ -218,6 +219,10 @@ func benchAgainstRipgrep(b *testing.B, ctx context.Context, env *Env, name strin
 		}
 	}
 	b.Run("olly/"+name, func(b *testing.B) {
+		// As olly runs it: one P, all of them inside search's Wide section.
+		if procs.Enable() {
+			defer procs.Disable()
+		}
 		b.ReportAllocs()
 		for b.Loop() {
 			if res, err := (Search{}).Run(ctx, env, args); err != nil || res.IsError {

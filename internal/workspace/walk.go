@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	"github.com/charlievieth/fastwalk"
+
+	"github.com/olly-agent/olly/internal/procs"
 )
 
 // Entry is one file or directory met by Walk.
@@ -92,6 +94,10 @@ func (w *Workspace) Walk(ctx context.Context, start string, opts WalkOptions, fn
 			wk.ig = ig
 		}
 	}
+	// fastwalk reads directories on several goroutines: give them the
+	// CPUs while it runs (olly runs on one P otherwise, see internal/procs).
+	release := procs.Wide()
+	defer release()
 	conf := fastwalk.Config{NumWorkers: opts.Workers, MaxDepth: opts.MaxDepth}
 	err = fastwalk.Walk(&conf, p.Abs, wk.visit)
 	if errors.Is(err, errStop) {
