@@ -42,7 +42,7 @@ func (cs *contextState) trimResults(req *llm.ChatRequest, est requestEstimate, l
 			continue
 		}
 		m.Content = shorten(m.Content, trimKeep)
-		est = cs.estimate(req)
+		est = cs.estimate(req, 0) // message i changed: no kept prefix
 	}
 	return req, est
 }

@@ -54,7 +54,15 @@ type requestBuilder struct {
 	encoded *llm.EncodeCache
 	// msgs is the last request's message slice, reused by the next: a
 	// provider does not keep a request once Chat returned (llm.Provider).
-	msgs []llm.Message
+	// mark is what the conversation left in it (session.Render): the next
+	// request renders only the messages after the last assistant message,
+	// and same of its messages after the system message are the last
+	// one's, which the estimate does not look at again. markVision is the
+	// vision the kept messages were prepared for.
+	msgs       []llm.Message
+	mark       session.RenderMark
+	markVision bool
+	same       int
 }
 
 // textDialect is the dialect text tool calls are read with first: the
@@ -96,11 +104,24 @@ func (b *requestBuilder) request() *llm.ChatRequest {
 	// The system message (+ session memory, compact_state.go), then the
 	// history rendered into the same slice. History messages never carry
 	// reasoning (seed pitfall #12): the renderer sets no Thinking.
-	clear(b.msgs) // nothing of the last request stays referenced
-	msgs := b.t.History.AppendMessages(append(b.msgs[:0], llm.Message{Role: llm.RoleSystem, Content: b.system()}), b.format)
-	b.msgs = msgs
+	sys := llm.Message{Role: llm.RoleSystem, Content: b.system()}
+	old := b.msgs
+	if len(old) == 0 {
+		old = append(old, sys)
+	}
+	old[0] = sys
+	if b.markVision != b.vision {
+		b.mark, b.markVision = session.RenderMark{}, b.vision
+	}
+	msgs, mark, same := b.t.History.Render(old, 1, b.format, b.mark)
+	if len(old) > len(msgs) {
+		clear(old[len(msgs):]) // nothing of the last request stays referenced
+	}
+	b.msgs, b.mark, b.same = msgs, mark, same
 	if !b.vision {
-		dropImages(msgs) // images of earlier prompts, for a model that cannot read them
+		// Images of earlier prompts, for a model that cannot read them;
+		// the kept messages had theirs dropped already.
+		dropImages(msgs[1+same:])
 	}
 	// truncate false: a prompt over num_ctx is refused (and compacted,
 	// compact.go), never cut silently by the server.
@@ -125,7 +146,7 @@ func (b *requestBuilder) request() *llm.ChatRequest {
 // (fit.go). The request's estimate is recorded for token_usage.
 func (b *requestBuilder) prepare(ctx context.Context, iter int) *llm.ChatRequest {
 	req := b.request()
-	est := b.cs.estimate(req)
+	est := b.cs.estimate(req, b.same)
 	limit := b.cs.promptLimit()
 	over := b.cs.fitSize(est.total) > limit || b.cs.serverCut
 	if b.compactedAt != iter && (over || b.cs.calibrated(est.total) >= int(compactThreshold*float64(b.cs.numCtx))) &&
@@ -136,12 +157,15 @@ func (b *requestBuilder) prepare(ctx context.Context, iter int) *llm.ChatRequest
 		}
 		if b.compactTurn(ctx, iter, max(b.cs.calibrated(est.total), b.cs.cutCount), gain) == nil {
 			req = b.request()
-			est = b.cs.estimate(req)
+			est = b.cs.estimate(req, b.same)
 		}
 	}
 	b.cs.serverCut, b.cs.cutCount = false, 0
 	if b.cs.fitSize(est.total) > limit {
 		req, est = b.cs.trimResults(req, est, limit)
+		// Results were shortened in place: the next request renders its
+		// messages anew.
+		b.mark = session.RenderMark{}
 	}
 	b.cs.last = est
 	return req

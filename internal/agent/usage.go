@@ -32,18 +32,13 @@ type requestEstimate struct {
 
 // estimate estimates req by category. In the text format the tool
 // descriptions are part of the system prompt; they count as tool
-// definitions. Each string is counted once per run (tokenCache).
-func (cs *contextState) estimate(req *llm.ChatRequest) requestEstimate {
+// definitions. Each string is counted once per run (tokenCache), and
+// each message once while it stays at its position: same of the messages
+// after the system message are known to be the last estimated request's
+// (session.Render), and their sum is taken as it is (countedMessages.sum).
+func (cs *contextState) estimate(req *llm.ChatRequest, same int) requestEstimate {
 	tc := &cs.tokens
-	var c event.TokenCategories
-	for i := range req.Messages {
-		mc := cs.counted.of(tc, i, &req.Messages[i])
-		c.System += mc.System
-		c.Messages += mc.Messages
-		c.ToolResults += mc.ToolResults
-		c.Files += mc.Files
-	}
-	cs.counted.keep(len(req.Messages))
+	c := cs.counted.sum(tc, req.Messages, same)
 	c.ToolDefinitions = estimateTools(tc, req.Tools)
 	tc.sweep()
 	moved := min(cs.textTools, c.System)

@@ -21,6 +21,43 @@ type countedMessages struct {
 type countedMessage struct {
 	m    llm.Message // as counted; its calls and their arguments copied
 	cats event.TokenCategories
+	// sum is the categories of the messages at positions 1 to this one
+	// (the system message, at 0, is counted apart: it changes when the
+	// memory block does).
+	sum event.TokenCategories
+}
+
+// sum returns the categories of msgs, a request whose messages 1 to same
+// are those of the last request summed (the caller knows: they were kept
+// in its slice, session.Render): their sum is taken as it is, and only the
+// system message and the messages after them are looked at. With same 0
+// every message is compared with the last request's at its position.
+func (c *countedMessages) sum(tc *tokenCache, msgs []llm.Message, same int) event.TokenCategories {
+	start := 0
+	var total event.TokenCategories
+	if same > 0 && same < len(msgs) && same < len(c.prev) {
+		total = c.prev[same].sum
+		addCategories(&total, c.of(tc, 0, &msgs[0]))
+		start = same + 1
+	}
+	for i := start; i < len(msgs); i++ {
+		mc := c.of(tc, i, &msgs[i])
+		addCategories(&total, mc)
+		if i > 0 {
+			c.prev[i].sum = c.prev[i-1].sum
+			addCategories(&c.prev[i].sum, mc)
+		}
+	}
+	c.keep(len(msgs))
+	return total
+}
+
+// addCategories adds the message categories of b to a.
+func addCategories(a *event.TokenCategories, b event.TokenCategories) {
+	a.System += b.System
+	a.Messages += b.Messages
+	a.ToolResults += b.ToolResults
+	a.Files += b.Files
 }
 
 // of returns the categories of m, the request's message at position i.

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -190,10 +191,10 @@ func estimateBenchRequest(tb testing.TB) (*run, *llm.ChatRequest) {
 // place, and drops what no request carries any more.
 func TestIncrementalEstimate(t *testing.T) {
 	r, req := estimateBenchRequest(t)
-	fresh := func() requestEstimate { return (&contextState{}).estimate(req) }
+	fresh := func() requestEstimate { return (&contextState{}).estimate(req, 0) }
 	check := func(step string) {
 		t.Helper()
-		if got, want := r.cs.estimate(req), fresh(); got != want {
+		if got, want := r.cs.estimate(req, 0), fresh(); got != want {
 			t.Fatalf("%s: incremental %+v, counted again %+v", step, got, want)
 		}
 	}
@@ -215,7 +216,7 @@ func TestIncrementalEstimate(t *testing.T) {
 	check("a role changed")
 	req.Messages = append(req.Messages[:1], llm.Message{Role: llm.RoleUser, Content: "Summary of the earlier conversation: " + strings.Repeat("it read files. ", 20)})
 	check("compacted")
-	r.cs.estimate(req)
+	r.cs.estimate(req, 0)
 	carried := map[string]bool{}
 	for _, m := range req.Messages {
 		carried[m.Content] = true
@@ -247,16 +248,48 @@ func BenchmarkEstimateRequest(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			r.cs.tokens, r.cs.counted = tokenCache{}, countedMessages{}
-			r.cs.estimate(req)
+			r.cs.estimate(req, 0)
 		}
 		b.ReportMetric(float64(bytes), "history-bytes")
 	})
 	b.Run("again", func(b *testing.B) {
 		b.ReportAllocs()
-		r.cs.estimate(req)
+		r.cs.estimate(req, 0)
 		for b.Loop() {
-			r.cs.estimate(req)
+			r.cs.estimate(req, 0)
 		}
 		b.ReportMetric(float64(bytes), "history-bytes")
 	})
+	// kept: the caller knows all but the last message are the last
+	// request's (session.Render), as the agent's requests do.
+	b.Run("kept", func(b *testing.B) {
+		b.ReportAllocs()
+		r.cs.estimate(req, 0)
+		for b.Loop() {
+			r.cs.estimate(req, len(req.Messages)-2)
+		}
+		b.ReportMetric(float64(bytes), "history-bytes")
+	})
+}
+
+// An estimate told that a prefix is the last request's (same) gives what
+// counting everything again gives, as the request grows, its system
+// message changes and its tail is rendered anew.
+func TestEstimateKeptPrefix(t *testing.T) {
+	r, full := estimateBenchRequest(t)
+	req := &llm.ChatRequest{Tools: full.Tools, Messages: full.Messages[:3:3]}
+	r.cs.estimate(req, 0)
+	for n := 4; n <= len(full.Messages); n++ {
+		same := len(req.Messages) - 2 // the last message is re-rendered
+		msgs := append(slices.Clone(req.Messages[:len(req.Messages)-1]), full.Messages[len(req.Messages)-1:n]...)
+		msgs[len(msgs)-1].Content += " "
+		if n%7 == 0 {
+			msgs[0].Content = fmt.Sprintf("system %d", n)
+		}
+		req = &llm.ChatRequest{Tools: full.Tools, Messages: msgs}
+		got, want := r.cs.estimate(req, same), (&contextState{}).estimate(req, 0)
+		if got != want {
+			t.Fatalf("%d messages, %d kept: incremental %+v, counted again %+v", n, same, got, want)
+		}
+	}
 }

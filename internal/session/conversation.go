@@ -73,6 +73,13 @@ type Conversation struct {
 	lastSeq int64 // the highest seq applied
 	// loader reads the bytes of images the log refers to (images.go).
 	loader ImageLoader
+	// lastAssistant is 1 + the index of the last assistant entry (0:
+	// none); gen counts the changes other than appends (a compaction, a
+	// new image loader), after which rc, the final part of the rendering
+	// per format (render_cache.go), starts over.
+	lastAssistant int
+	gen           uint64
+	rc            [2]renderCache
 }
 
 // NewConversation returns an empty conversation.
@@ -113,6 +120,9 @@ func (c *Conversation) Apply(ev event.Event) {
 	c.mu.Lock()
 	e.seq = c.seqOf(ev)
 	c.entries = append(c.entries, e)
+	if e.kind == entryAssistant {
+		c.lastAssistant = len(c.entries)
+	}
 	c.mu.Unlock()
 }
 
@@ -169,6 +179,13 @@ func (c *Conversation) compact(ev event.Event, p event.Compaction) {
 		}
 	}
 	c.entries = kept
+	c.gen++
+	c.lastAssistant = 0
+	for i := range kept {
+		if kept[i].kind == entryAssistant {
+			c.lastAssistant = i + 1
+		}
+	}
 }
 
 // Len returns the number of conversation entries.
@@ -186,12 +203,14 @@ func (c *Conversation) Messages(f Format) []llm.Message {
 
 // AppendMessages is Messages appended to dst (a request's system message):
 // the request is built in one slice, sized once, instead of a copy of the
-// rendered history per iteration.
+// rendered history per iteration. The messages up to the last assistant
+// message are copied from what the last call rendered (render_cache.go).
 func (c *Conversation) AppendMessages(dst []llm.Message, f Format) []llm.Message {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	r := render(c.entries, f, false, c.images, dst)
-	return r.out
+	out, _, _ := c.Render(dst, len(dst), f, RenderMark{})
+	if out == nil {
+		out = []llm.Message{} // as before: an empty conversation is no messages, not nil
+	}
+	return out
 }
 
 // render turns entries into messages appended to dst (nil: a new slice);

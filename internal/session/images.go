@@ -74,6 +74,7 @@ func userImages(p event.UserMessage) []event.ImageRef {
 func (c *Conversation) SetImageLoader(l ImageLoader) {
 	c.mu.Lock()
 	c.loader = l
+	c.gen++ // an image that could not be loaded may now be
 	c.mu.Unlock()
 }
 

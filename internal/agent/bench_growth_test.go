@@ -1,0 +1,225 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"runtime/metrics"
+	"strings"
+	"testing"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/ollama"
+	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/store"
+	"github.com/olly-agent/olly/internal/tools"
+	"github.com/olly-agent/olly/internal/workspace"
+)
+
+// growthStep and growthDone are the fake server's answers in
+// BenchmarkIterationGrowth: a no-op tool call, and the final answer.
+const (
+	growthStep = `{"model":"m","created_at":"2025-06-01T12:00:00Z","message":{"role":"assistant","content":"Calling the tool.","tool_calls":[{"id":"call_x","function":{"index":0,"name":"noop","arguments":{"i":1}}}]},"done":false}
+{"model":"m","created_at":"2025-06-01T12:00:01Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":1,"load_duration":1,"prompt_eval_count":900,"prompt_eval_duration":1,"eval_count":20,"eval_duration":1}
+`
+	growthDone = `{"model":"m","created_at":"2025-06-01T12:00:00Z","message":{"role":"assistant","content":"All done. [TASK_COMPLETE]"},"done":false}
+{"model":"m","created_at":"2025-06-01T12:00:01Z","message":{"role":"assistant","content":""},"done_reason":"stop","done":true,"total_duration":1,"load_duration":1,"prompt_eval_count":900,"prompt_eval_duration":1,"eval_count":20,"eval_duration":1}
+`
+)
+
+// growthTransport answers every chat request in process (no sockets): it
+// reads the whole body, as a server does, and streams answer.
+type growthTransport struct{ answer *string }
+
+func (t growthTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Body != nil {
+		_, _ = io.Copy(io.Discard, r.Body)
+		_ = r.Body.Close()
+	}
+	return &http.Response{StatusCode: 200, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: http.Header{"Content-Type": {"application/x-ndjson"}},
+		Body:   io.NopCloser(strings.NewReader(*t.answer)), ContentLength: -1, Request: r}, nil
+}
+
+// growthProvider is the real Ollama client (request building, encode
+// cache, stream parsing) over growthTransport. It notes the CPU time at
+// each request and ends the turn once the request carries stop messages.
+type growthProvider struct {
+	llm.Provider
+	answer string
+	stop   int
+	cpu    []int64 // CPU time at each request
+	heap   []heapAllocs
+	msgs   []int // messages in each request
+	// winCPU is the CPU of winN iterations in the window (window), winHeap
+	// what they allocated.
+	winCPU, winN int64
+	winHeap      heapAllocs
+}
+
+// heapAllocs are the bytes and objects allocated so far (runtime/metrics:
+// no stop of the world, unlike runtime.ReadMemStats).
+type heapAllocs struct{ bytes, objects uint64 }
+
+var heapSamples = []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}, {Name: "/gc/heap/allocs:objects"}}
+
+func readHeapAllocs() heapAllocs {
+	metrics.Read(heapSamples)
+	return heapAllocs{heapSamples[0].Value.Uint64(), heapSamples[1].Value.Uint64()}
+}
+
+func (p *growthProvider) ShowModel(context.Context, string) (*llm.ModelDetails, error) {
+	return &llm.ModelDetails{ContextLength: 1 << 20,
+		Capabilities: llm.Capabilities{Known: true, Chat: true, Tools: true}}, nil
+}
+
+func (p *growthProvider) Chat(ctx context.Context, req *llm.ChatRequest) (llm.Stream[llm.ChatChunk], error) {
+	p.cpu, p.msgs = append(p.cpu, cpuTime()), append(p.msgs, len(req.Messages))
+	p.heap = append(p.heap, readHeapAllocs())
+	p.answer = growthStep
+	if len(req.Messages) >= p.stop {
+		p.answer = growthDone
+	}
+	return p.Provider.Chat(ctx, req)
+}
+
+// BenchmarkIterationGrowth is the cost of one iteration at a given length
+// of history: turns through the session service, the real SQLite store and
+// the real Ollama client (its transport answers in process), each running
+// no-op tool calls until the request carries history+20 messages.
+// cpu-ns/iteration is the CPU of the iterations whose request has from
+// history to history+20 messages (about 10): the time from one request to
+// the next. The target is the same figure at 20, 100 and 300.
+func BenchmarkIterationGrowth(b *testing.B) {
+	for _, stored := range []bool{false, true} {
+		for _, hist := range []int{20, 100, 300} {
+			b.Run(fmt.Sprintf("stored=%v/history=%d", stored, hist), func(b *testing.B) {
+				prov, a := growthAgent(b, hist)
+				if stored {
+					benchGrowthStored(b, prov, a)
+				} else {
+					benchGrowthBus(b, prov, a, hist)
+				}
+				reportGrowth(b, prov, hist)
+			})
+		}
+	}
+}
+
+func growthAgent(b *testing.B, hist int) (*growthProvider, *Agent) {
+	prov := &growthProvider{stop: hist + 20}
+	c, err := ollama.New("http://ollama.invalid", ollama.WithHTTPClient(&http.Client{Transport: growthTransport{&prov.answer}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	prov.Provider = c
+	reg, err := tools.NewRegistry(noopTool{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a, err := New(Deps{Provider: prov, Tools: reg, Config: Config{Model: "m", MaxIterations: hist + 50}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return prov, a
+}
+
+// benchGrowthBus runs turns whose history is filled before they start
+// (about history messages, not timed), events to a bus: the agent's own
+// work without the store's.
+func benchGrowthBus(b *testing.B, prov *growthProvider, a *Agent, hist int) {
+	ws, err := workspace.New([]string{b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	bus := event.NewBus()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		conv := session.NewConversation()
+		var seq int64
+		apply := func(p event.Payload) {
+			seq++
+			conv.Apply(event.Event{Seq: seq, Data: p})
+		}
+		apply(event.UserMessage{Text: "call the tool"})
+		for k := 0; 2*k+1 < hist-6; k++ { // a user message, then two per call
+			id := fmt.Sprintf("call_%d", k)
+			apply(event.AssistantMessage{Iteration: k + 1, Content: "Calling the tool.", ToolCalls: []llm.ToolCall{{ID: id, Name: "noop", Arguments: []byte(`{"i":1}`)}}})
+			apply(event.ToolResult{ToolCallID: id, ToolName: "noop", Content: "ok"})
+		}
+		emit := func(_ context.Context, p event.Payload) (event.Event, error) {
+			ev := event.Event{Session: "bench", Turn: 2, Data: p}
+			if ev.Durable() {
+				seq++
+				ev.Seq = seq
+			}
+			bus.Publish(ev)
+			return ev, nil
+		}
+		t := session.NewTurn("bench", 2, ws, session.PromptInput{Text: "go on"}, conv, emit)
+		prov.cpu, prov.msgs, prov.heap = prov.cpu[:0], prov.msgs[:0], prov.heap[:0]
+		b.StartTimer()
+		res, err := a.RunTurn(ctx, t)
+		if err != nil || res.Status != event.FinishDone {
+			b.Fatalf("turn: %+v, %v", res, err)
+		}
+		prov.window(hist)
+	}
+}
+
+// benchGrowthStored runs turns through the session service and the real
+// store, each from an empty session up to history+20 messages.
+func benchGrowthStored(b *testing.B, prov *growthProvider, a *Agent) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "olly.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	svc, err := session.New(session.Deps{Store: st, Runner: a})
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		sess, err := svc.Create(ctx, session.CreateOptions{Workspace: dir})
+		if err != nil {
+			b.Fatal(err)
+		}
+		prov.cpu, prov.msgs, prov.heap = prov.cpu[:0], prov.msgs[:0], prov.heap[:0]
+		res, err := svc.Prompt(ctx, sess.ID, session.PromptInput{Text: "call the tool"})
+		if err != nil || res.Status != event.FinishDone {
+			b.Fatalf("turn: %+v, %v", res, err)
+		}
+		prov.window(prov.stop - 20)
+	}
+}
+
+// window adds the CPU of the last turn's iterations whose request carried
+// at least hist messages.
+func (p *growthProvider) window(hist int) {
+	for k := 1; k < len(p.cpu); k++ {
+		if p.msgs[k-1] >= hist {
+			p.winCPU += p.cpu[k] - p.cpu[k-1]
+			p.winHeap.bytes += p.heap[k].bytes - p.heap[k-1].bytes
+			p.winHeap.objects += p.heap[k].objects - p.heap[k-1].objects
+			p.winN++
+		}
+	}
+}
+
+func reportGrowth(b *testing.B, p *growthProvider, hist int) {
+	if p.winN == 0 {
+		b.Fatal("no iteration in the window")
+	}
+	b.ReportMetric(float64(p.winCPU)/float64(p.winN), "cpu-ns/iteration")
+	b.ReportMetric(float64(p.winHeap.bytes)/float64(p.winN), "B/iteration")
+	b.ReportMetric(float64(p.winHeap.objects)/float64(p.winN), "allocs/iteration")
+	b.ReportMetric(float64(p.winN)/float64(b.N), "iterations/op")
+}
