@@ -27,6 +27,9 @@ type dirStamp struct {
 	// again (the agent's scratch directory, every turn) is another inode,
 	// which no rule covers.
 	ino uint64
+	// git: the .git a writable place (ino) did not have, watched through
+	// the place's modification time (watchGit).
+	git string
 	// missing: allowed places that did not exist, watched through path,
 	// the folder nearest to them that did (by inode and modification
 	// time): none can appear without a change there (see missingStamps).
@@ -85,25 +88,62 @@ func stampsFor(spec sandbox.Spec, grants []sandbox.Grant, home string) []*dirSta
 	// A place stamped missing needs no stamp of its .git: its appearing
 	// is a change already. A place granted twice (the session's scratch
 	// directory is allowed and one of its own) is stamped once.
-	missing := map[string]bool{}
 	var absent []string
 	for _, p := range uniquePaths(grantedPlaces(spec)) {
-		if st := stamp(p); !st.exists {
-			missing[p] = true
+		ino, mtime, ok := statDir(p)
+		switch {
+		case !ok:
 			absent = append(absent, p)
-		} else if ino := inode(p); ino != 0 {
-			out = append(out, &dirStamp{path: p, exists: true, ino: ino})
-		}
-	}
-	out = append(out, missingStamps(absent)...)
-	if spec.Policy == sandbox.WorkspaceWrite {
-		for _, p := range spec.Writable {
-			if st := stamp(filepath.Join(p, ".git")); !st.exists && !missing[p] {
-				out = append(out, &st)
+		case ino != 0:
+			st := &dirStamp{path: p, exists: true, ino: ino}
+			if spec.Policy == sandbox.WorkspaceWrite && slices.Contains(spec.Writable, p) {
+				st.watchGit(mtime)
 			}
+			out = append(out, st)
 		}
 	}
-	return out
+	return append(out, missingStamps(absent)...)
+}
+
+// watchGit makes st, the stamp of a writable place whose modification
+// time is mtime (taken before this looks), watch for a .git made in it
+// later (git init, or one a command planted): this bash could write into
+// it, a new one keeps it read-only. The .git is looked for only when the
+// place's time changed, or was too recent to tell a change by (racy):
+// making an entry there sets it. One stat per place and command, not
+// two. A command that sets the time back (touch -d) hides a .git it made
+// until the place's next change; it could as well have written into that
+// .git itself, in the same command, so this costs nothing the sandbox
+// promised (docs/shell.md).
+func (st *dirStamp) watchGit(mtime time.Time) {
+	st.git = filepath.Join(st.path, ".git")
+	if _, err := os.Stat(st.git); err == nil {
+		st.git = "" // there already: the sandbox keeps it read-only
+		return
+	}
+	st.mtime, st.racy = mtime, recent(mtime)
+}
+
+// gitChanged reports whether st's place, whose inode and time are now
+// ino and mtime, has a .git it did not have (see watchGit).
+func (st *dirStamp) gitChanged(mtime time.Time) bool {
+	if !st.racy && mtime.Equal(st.mtime) {
+		return false
+	}
+	if _, err := os.Stat(st.git); err == nil {
+		return true
+	}
+	st.mtime, st.racy = mtime, recent(mtime)
+	return false
+}
+
+// recent reports whether mtime is too recent for a later change to be
+// told from it (racyGrain). A time in the future (touch -d, a file
+// server's clock ahead) is not: a new entry sets the folder's time to
+// now, which differs from it.
+func recent(mtime time.Time) bool {
+	d := time.Since(mtime)
+	return d >= 0 && d < racyGrain
 }
 
 // realPath is p with symbolic links resolved, or p if that fails (the
@@ -160,6 +200,12 @@ func stampsChanged(stamps []*dirStamp) bool {
 			}
 			continue
 		}
+		if st.ino != 0 && st.git != "" {
+			if ino, mtime, ok := statDir(st.path); !ok || ino != st.ino || st.gitChanged(mtime) {
+				return true
+			}
+			continue
+		}
 		if st.ino != 0 {
 			if inode(st.path) != st.ino {
 				return true
@@ -203,11 +249,7 @@ func missingStamps(paths []string) []*dirStamp {
 			st.missing = append(st.missing, p)
 			continue
 		}
-		// A time in the future (touch -d, a file server's clock ahead)
-		// is not racy: a new entry sets the folder's time to now, which
-		// differs from the stamp.
-		d := time.Since(mtime)
-		st := &dirStamp{path: dir, exists: true, ino: ino, mtime: mtime, missing: []string{p}, racy: d >= 0 && d < racyGrain}
+		st := &dirStamp{path: dir, exists: true, ino: ino, mtime: mtime, missing: []string{p}, racy: recent(mtime)}
 		byDir[dir] = st
 		out = append(out, st)
 	}
