@@ -4,15 +4,20 @@ import (
 	"context"
 	"database/sql/driver"
 	"strings"
+	"unsafe"
 )
 
 // A batch's events go into the log with multi-row INSERTs: one statement
-// for a step's dozen events instead of twelve, each of which paid
-// database/sql's and the VDBE's fixed cost (argument conversion, a result,
-// statement reset) and a dozen allocations. Statements exist for a few
-// row counts, prepared on the writer the first time a batch needs them;
-// a batch is inserted as the largest that fit (12 events: 8 + 4).
-var insertChunks = [...]int{64, 16, 8, 4, 2, 1}
+// for a step's dozen events instead of twelve, each of which paid the
+// VDBE's fixed cost (argument binding, a result, statement reset, the
+// AUTOINCREMENT counter's update) and a dozen allocations. A batch of up
+// to maxExactRows events is one statement of exactly that many rows;
+// larger ones are cut into 64s and 16s and the rest. Statements are
+// prepared on the writer the first time a batch needs them.
+const (
+	maxExactRows = 16
+	bigChunk     = 64
+)
 
 // rowInserter is the committer's: only the committer goroutine uses it.
 // Its statements live on the writer's driver connection (rawconn.go).
@@ -37,21 +42,25 @@ func insertSQL(rows int) string {
 
 // chunkFor is the number of rows of the next INSERT for n rows (n > 0).
 func chunkFor(n int) int {
-	for _, k := range insertChunks {
-		if k <= n {
-			return k
-		}
+	switch {
+	case n >= bigChunk:
+		return bigChunk
+	case n > maxExactRows:
+		return maxExactRows
 	}
-	return 1
+	return n
 }
 
 // preparedChunk is the largest prepared INSERT for at most n rows (n >
 // 0). Events that fail alone (a conflict, a missing session) leave fewer
-// rows than prepareInserts planned for, and the split of the rest may
-// need a row count it did not prepare; the one-row statement always is.
+// rows than prepare planned for, and the split of the rest may need a row
+// count it did not prepare; the one-row statement always is.
 func (r *rowInserter) preparedChunk(n int) int {
-	for _, k := range insertChunks {
-		if k <= n && r.stmts[k] != nil {
+	if n >= bigChunk && r.stmts[bigChunk] != nil {
+		return bigChunk
+	}
+	for k := min(n, maxExactRows); k > 1; k-- {
+		if r.stmts[k] != nil {
 			return k
 		}
 	}
@@ -90,7 +99,7 @@ func (r *rowInserter) insert(ctx context.Context) error {
 				session = rec.Session
 			}
 			args = appendArgs(args, session, rec.Seq, rec.ParentSeq, int64(rec.Turn), r.boxType(rec.Type),
-				string(rec.Payload), nullString(rec.Text), rec.At.UnixMilli())
+				payloadText(rec.Payload), nullString(rec.Text), rec.At.UnixMilli())
 		}
 		_, err := r.stmts[k].ExecContext(ctx, args)
 		clear(args)
@@ -101,6 +110,16 @@ func (r *rowInserter) insert(ctx context.Context) error {
 		recs = recs[k:]
 	}
 	return nil
+}
+
+// payloadText is the payload as a string without copying it: the driver
+// copies it into SQLite's memory while binding, and an AppendAsync
+// caller must not change a queued record (nor can Append's, which waits).
+func payloadText(p []byte) string {
+	if len(p) == 0 {
+		return ""
+	}
+	return unsafe.String(&p[0], len(p))
 }
 
 // appendArgs appends vals to args as the next ordinals.
