@@ -179,9 +179,6 @@ func (s *Store) openConns(ctx context.Context) error {
 	wq := cloneValues(common)
 	wq.Set("_txlock", "immediate")             // writers take the lock up front: no deadlocking upgrades
 	wq.Add("_pragma", "wal_autocheckpoint(0)") // checkpoints run in the background (walcheckpoint.go)
-	if name := walVFSNameOrDefault(); name != "" {
-		wq.Set("vfs", name) // one write per WAL frame (walvfs_linux.go)
-	}
 	w, err := sql.Open("sqlite", fileURI(s.file, wq))
 	if err != nil {
 		return fmt.Errorf("open database %s: %w", s.file, err)
