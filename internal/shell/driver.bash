@@ -62,7 +62,8 @@ builtin printf 'V\0%s\0%s\0' "${BASH_VERSINFO[0]}" "${BASH_VERSINFO[1]}"
 
 # __olly_next waits for olly's next request and reads it.
 __olly_next() {
-	IFS= builtin read -r -n 1 -u 10 __olly_w || { __olly_eof=1; return 1; }
+	# -t: a TMOUT of the session's must not end the wait (and bash).
+	IFS= builtin read -r -n 1 -t 2147483 -u 10 __olly_w || { __olly_eof=1; return 1; }
 	builtin mapfile -d '' -t -u 11 __olly_req || { __olly_eof=1; return 1; }
 }
 
@@ -227,7 +228,8 @@ builtin shopt -u inherit_errexit
 	# A request with the sync flag first takes over the state the
 	# session's other bash saved, at the top level (a declare in a function
 	# would make the variables local), keeping olly's own variables of this
-	# bash. A command's stdin is /dev/null: bash's own, unless a command's
+	# bash, with its stdio on /dev/null opened by path (a command may have
+	# closed fd 12). A command's stdin is /dev/null: bash's own, unless a command's
 	# exec changed it (two stat calls tell; the redirection costs a dozen).
 	# bash undoes a group's redirections last first, and stops at the
 	# first it cannot undo (a command closed the copy it saved): stdout,
@@ -237,25 +239,32 @@ builtin shopt -u inherit_errexit
 			__olly_clear
 			__olly_keep=("$__olly_d" "$__olly_last" "${__olly_forced[@]}")
 			builtin shopt -s expand_aliases
-			builtin source -- "$__olly_d/sync" >&12 2>&12 <&12
+			__olly_ok=
+			{
+				[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
+				[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
+			} </dev/null >/dev/null 2>&1
 			builtin shopt -u expand_aliases
+			# Not sourced (the file or /dev/null could not be opened): this
+			# bash, its state wiped, must run nothing and save nothing.
+			[[ -n $__olly_ok ]] || builtin exit 1
 			__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
 			builtin unset __olly_keep
 		fi
 		__olly_begin
 		if [[ /dev/fd/0 -ef /dev/fd/12 ]]; then
 			{
-				builtin shopt -s expand_aliases
+				[[ $__olly_sv != 1 ]] || builtin shopt -s expand_aliases
 				builtin eval -- "$__olly_cmd"
 			} 2>"$__olly_out" >&2
 		else
 			{
-				builtin shopt -s expand_aliases
+				[[ $__olly_sv != 1 ]] || builtin shopt -s expand_aliases
 				builtin eval -- "$__olly_cmd"
 			} </dev/null 2>"$__olly_out" >&2
 		fi
 	done
-	[[ -n $__olly_eof ]] || builtin eval -- "$__olly_loop"'
+	[[ -n $__olly_eof ]] || { builtin shopt -u expand_aliases; builtin eval -- "$__olly_loop"; }'
 	builtin eval -- "$__olly_loop"
 } 3<&- 4<&- 5<&-
 builtin exit 0

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -27,10 +26,15 @@ compopt continue declare dirs disown enable eval exec exit export fc fg getopts 
 jobs kill let local logout mapfile popd pushd read readarray readonly return set shift shopt source
 suspend times trap type typeset ulimit umask unalias unset wait`)
 
+// maxStatelessNames bounds the distinct command names of a command found
+// stateless: bash checks each with declare -F, and a command with more is
+// simply saved (a huge generated command must not cost a scan per name).
+const maxStatelessNames = 64
+
 // mayChangeState reports whether command could change what bash saves
 // (variables, functions, aliases, the directory); if not, names are its
-// command names, which bash must still find to be no function or alias of
-// the session (those may change anything).
+// command names (at most maxStatelessNames), which bash must still find
+// to be no function or alias of the session (those may change anything).
 func mayChangeState(command string) (change bool, names []string) {
 	// Expansions that assign or run code in this shell (${x:=…},
 	// $((x++)), $[x++], ((…)); $(…) is a subshell but may hide the rest from this
@@ -40,6 +44,7 @@ func mayChangeState(command string) (change bool, names []string) {
 		return true, nil
 	}
 	atStart, cmd := true, ""
+	var seen map[string]bool
 	for _, w := range splitWords(command) {
 		switch {
 		case w == "":
@@ -48,7 +53,7 @@ func mayChangeState(command string) (change bool, names []string) {
 			atStart = true
 			continue
 		case !atStart:
-			if cmd == "printf" && strings.HasPrefix(w, "-v") {
+			if cmd == "printf" && mayBeOption(w) {
 				return true, nil // printf -v NAME assigns
 			}
 			continue
@@ -57,11 +62,47 @@ func mayChangeState(command string) (change bool, names []string) {
 		if !isPlainName(w) || (isShellWord(w) && !harmlessBuiltins[w]) {
 			return true, nil
 		}
-		if !slices.Contains(names, w) {
+		if !seen[w] {
+			if len(names) == maxStatelessNames {
+				return true, nil
+			}
+			if seen == nil {
+				seen = make(map[string]bool)
+			}
+			seen[w] = true
 			names = append(names, w)
 		}
 	}
 	return false, names
+}
+
+// mayBeOption reports whether an argument word of printf could be an
+// option once bash has expanded it (-v NAME assigns): judged after quote
+// removal ("-v", -"v" are -v), and any expansion or pattern ($x, -[v])
+// counts as one, as this scan cannot know what it becomes.
+func mayBeOption(w string) bool {
+	if strings.ContainsAny(w, "$*?[~") {
+		return true
+	}
+	return strings.HasPrefix(unquote(w), "-")
+}
+
+// unquote removes the quotes of a word splitWords returned (its quotes
+// are balanced, and no backslash is in it).
+func unquote(w string) string {
+	var b strings.Builder
+	var q byte
+	for i := 0; i < len(w); i++ {
+		switch c := w[i]; {
+		case q == 0 && (c == '\'' || c == '"'):
+			q = c
+		case c == q:
+			q = 0
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 func isShellWord(w string) bool {
