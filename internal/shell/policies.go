@@ -118,7 +118,7 @@ func (s *Shell) checkpoint(p *bashProc) bool {
 	if p.gen < s.gen {
 		return true // the session's state file is newer already
 	}
-	slot, ok := p.waitSaved(saveWait)
+	slot, ok := p.waitSaved(saveWait, nil)
 	switch {
 	case !ok:
 		return false

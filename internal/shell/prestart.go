@@ -89,7 +89,7 @@ func (s *Shell) warm(opts RunOptions) {
 	why := s.wait(context.Background(), r, warmTimeout, res)
 	s.finish(r, why, res)
 	if p := s.proc; p != nil && !p.dead() {
-		_, _ = p.waitSaved(saveWait)
+		_, _ = p.waitSaved(saveWait, s.closing) // Close need not wait for it
 	}
 }
 

@@ -235,8 +235,9 @@ func (p *bashProc) read() {
 
 // waitSaved waits, up to d, for the save that p's last command announced
 // (its D frame), and returns the slot of p's newest complete state (-1:
-// it never saved); ok is false when p exited or d passed first.
-func (p *bashProc) waitSaved(d time.Duration) (slot int, ok bool) {
+// it never saved); ok is false when p exited, stop closed (nil: never)
+// or d passed first.
+func (p *bashProc) waitSaved(d time.Duration, stop <-chan struct{}) (slot int, ok bool) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	for {
@@ -249,6 +250,8 @@ func (p *bashProc) waitSaved(d time.Duration) (slot int, ok bool) {
 		select {
 		case <-p.savec:
 		case <-p.exited:
+			return -1, false
+		case <-stop:
 			return -1, false
 		case <-t.C:
 			return -1, false
