@@ -77,7 +77,11 @@ func cleanAbs(ps []string) []string {
 	return out
 }
 
-func newAnalyzer(o Options) *analyzer {
+func newAnalyzer(o Options) *analyzer { return &analyzer{opts: cleanOptions(o)} }
+
+// cleanOptions keeps the absolute paths of o, cleaned, and fills in what
+// the caller left out.
+func cleanOptions(o Options) Options {
 	o.Roots = cleanAbs(o.Roots)
 	o.Allowed = cleanAbs(o.Allowed)
 	o.TempDirs = cleanAbs(o.TempDirs)
@@ -100,7 +104,7 @@ func newAnalyzer(o Options) *analyzer {
 	default:
 		o.Cwd = ""
 	}
-	return &analyzer{opts: o}
+	return o
 }
 
 func (a *analyzer) verdict() Verdict {

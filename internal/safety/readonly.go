@@ -50,18 +50,13 @@ const roMaxDepth = 8
 
 type roChecker struct{ opts Options }
 
+// roClean is cleanOptions, with no stand-in for an unknown home: nothing
+// under it is inside.
 func roClean(o Options) Options {
-	out := Options{Roots: cleanAbs(o.Roots), Allowed: cleanAbs(o.Allowed)}
-	if o.Home != "" && filepath.IsAbs(o.Home) {
-		out.Home = filepath.Clean(o.Home)
+	if o = cleanOptions(o); o.Home == unknownHome {
+		o.Home = ""
 	}
-	switch {
-	case o.Cwd != "" && filepath.IsAbs(o.Cwd):
-		out.Cwd = filepath.Clean(o.Cwd)
-	case len(out.Roots) > 0:
-		out.Cwd = out.Roots[0]
-	}
-	return out
+	return o
 }
 
 func (c roChecker) stmts(list []*syntax.Stmt, depth int) string {
