@@ -20,7 +20,8 @@ const (
 )
 
 // rowInserter is the committer's: only the committer goroutine uses it.
-// Its statements live on the writer's driver connection (rawconn.go).
+// Its statements are the writer connection's (writerConn.inserts, set by
+// withRaw before every batch): they are finalized when it closes.
 type rowInserter struct {
 	stmts map[int]rawStmt // by row count
 	rows  []*EventRecord  // the batch's events to insert, in order
@@ -70,9 +71,6 @@ func (r *rowInserter) preparedChunk(n int) int {
 // prepare prepares the statements inserting n rows needs, and the
 // one-row statement, on the driver connection dc.
 func (r *rowInserter) prepare(ctx context.Context, dc any, n int) error {
-	if r.stmts == nil {
-		r.stmts = map[int]rawStmt{}
-	}
 	for n = max(n, 1); n > 0; {
 		k := chunkFor(n)
 		if r.stmts[k] == nil {
@@ -150,12 +148,4 @@ func (r *rowInserter) boxType(t string) any {
 func (r *rowInserter) reset() {
 	clear(r.rows)
 	r.rows = r.rows[:0]
-}
-
-// close finalizes the statements; the connection must still be open.
-func (r *rowInserter) close() {
-	for _, st := range r.stmts {
-		st.Close()
-	}
-	r.stmts = nil
 }

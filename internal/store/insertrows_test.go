@@ -70,30 +70,37 @@ func TestFailedBatchLeavesNoRows(t *testing.T) {
 		newSession(t, s, id)
 	}
 	appendSessions(t, s, "c") // the committer's statements exist
-	var bad rawStmt
+	var bad, good rawStmt
 	// abs() of the smallest integer is an SQLite error: b's head cannot be read.
 	err := s.withRaw(ctx, func(rc *rawConn) error {
 		var err error
 		bad, err = prepareRaw(ctx, rc.dc, `SELECT leaf_seq, 0,
 		CASE WHEN id = 'b' THEN abs(-9223372036854775807 - 1) ELSE updated_at END FROM sessions WHERE id = ?`)
+		if err == nil {
+			good, rc.readHead = rc.readHead, bad
+		}
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := s.raw.readHead
-	s.raw.readHead = bad
-	defer func() {
-		s.raw.readHead = good
-		_ = s.withRaw(ctx, func(*rawConn) error { return bad.Close() })
-	}()
+	restore := func(rc *rawConn) error {
+		if rc.readHead != bad {
+			return nil // restored already
+		}
+		rc.readHead = good
+		return bad.Close()
+	}
+	defer func() { _ = s.withRaw(ctx, restore) }()
 	_, errs := appendSessions(t, s, "a", "b")
 	for i, err := range errs {
 		if err == nil {
 			t.Errorf("event %d of the failed batch: stored", i)
 		}
 	}
-	s.raw.readHead = good
+	if err := s.withRaw(ctx, restore); err != nil {
+		t.Fatal(err)
+	}
 	recs, errs := appendSessions(t, s, "c", "c", "c")
 	for i, err := range errs {
 		if err != nil || recs[i].Seq != int64(i+2) {

@@ -25,11 +25,11 @@ type rawStmt interface {
 	driver.StmtQueryContext
 }
 
-// rawConn holds the committer's statements on the writer's driver
-// connection. Only the committer uses it (and Close, once the committer
-// has stopped).
+// rawConn holds the committer's statements on one writer connection,
+// which owns them (writerConn): they are finalized when it closes. Only
+// the committer uses it.
 type rawConn struct {
-	dc                      any // the driver connection the statements belong to
+	dc                      any // the writer connection the statements belong to
 	begin, commit, rollback rawStmt
 	// readHead reads a session's leaf, last seq and updated_at
 	// (readHeadSQL); moveLeaf and moveLeafOnly record the batch's end.
@@ -40,6 +40,9 @@ type rawConn struct {
 // withRaw runs f on the writer's driver connection, with the committer's
 // statements prepared on it. database/sql lends the connection for the
 // call (the writer has one: other writes wait, as they waited for a Tx).
+// Should database/sql have replaced the connection (it discards one that
+// reports itself unusable, whose Close finalized its statements), they
+// are prepared on the new one.
 func (s *Store) withRaw(ctx context.Context, f func(rc *rawConn) error) error {
 	conn, err := s.w.Conn(ctx)
 	if err != nil {
@@ -47,31 +50,31 @@ func (s *Store) withRaw(ctx context.Context, f func(rc *rawConn) error) error {
 	}
 	defer conn.Close()
 	return conn.Raw(func(dc any) error {
-		if err := s.raw.on(ctx, dc, &s.ins); err != nil {
+		wc, ok := dc.(*writerConn)
+		if !ok {
+			return fmt.Errorf("writer connection %T was not opened by the store", dc)
+		}
+		if err := wc.raw.prepare(ctx, wc); err != nil {
 			return fmt.Errorf("prepare the append statements: %w", err)
 		}
-		return f(&s.raw)
+		s.ins.stmts = wc.inserts
+		return f(&wc.raw)
 	})
 }
 
-// on makes the statements belong to dc, preparing them the first time and
-// again when database/sql replaced the connection (it closes one that
-// reported itself broken; the old statements went with it).
-func (rc *rawConn) on(ctx context.Context, dc any, ins *rowInserter) error {
-	if rc.dc == dc && rc.begin != nil {
+// prepare prepares the statements on wc the first time, and again after
+// an attempt that failed part-way (it finalized what it had prepared).
+func (rc *rawConn) prepare(ctx context.Context, wc *writerConn) error {
+	if rc.begin != nil {
 		return nil
 	}
-	// Statements of a closed connection must not be finalized: the driver
-	// freed what they need. They are dropped.
-	*rc = rawConn{args: rc.args}
-	ins.stmts = nil
 	var err error
 	prep := func(q string) rawStmt {
 		if err != nil {
 			return nil
 		}
 		var st rawStmt
-		st, err = prepareRaw(ctx, dc, q)
+		st, err = prepareRaw(ctx, wc, q)
 		return st
 	}
 	rc.begin = prep("BEGIN IMMEDIATE") // the write lock up front: no deadlocking upgrade
@@ -84,7 +87,7 @@ func (rc *rawConn) on(ctx context.Context, dc any, ins *rowInserter) error {
 		rc.close()
 		return err
 	}
-	rc.dc = dc
+	rc.dc = wc
 	return nil
 }
 
@@ -106,7 +109,7 @@ func prepareRaw(ctx context.Context, dc any, q string) (rawStmt, error) {
 	return rs, nil
 }
 
-// close finalizes the statements; the connection must still be open.
+// close finalizes the statements (writerConn.Close, and a failed prepare).
 func (rc *rawConn) close() {
 	for _, st := range []rawStmt{rc.begin, rc.commit, rc.rollback, rc.readHead, rc.moveLeaf, rc.moveLeafOnly} {
 		if st != nil {
@@ -114,26 +117,6 @@ func (rc *rawConn) close() {
 		}
 	}
 	*rc = rawConn{}
-}
-
-// closeRaw finalizes the committer's statements before the writer closes
-// (the committer has stopped).
-func (s *Store) closeRaw() {
-	if s.w == nil || s.raw.dc == nil {
-		return
-	}
-	conn, err := s.w.Conn(context.Background())
-	if err != nil {
-		return
-	}
-	defer conn.Close()
-	_ = conn.Raw(func(dc any) error {
-		if dc == s.raw.dc {
-			s.ins.close()
-			s.raw.close()
-		}
-		return nil
-	})
 }
 
 // exec runs st with args (nil: none).

@@ -86,7 +86,6 @@ type Store struct {
 	wordWindow int // see defaultWordWindow
 
 	stmts    appendStmts
-	raw      rawConn       // the committer's statements (rawconn.go)
 	ins      rowInserter   // its inserts
 	commits  atomic.Int64  // append transactions committed (for benchmarks)
 	appended atomic.Int64  // events they stored
@@ -179,7 +178,7 @@ func (s *Store) openConns(ctx context.Context) error {
 	wq := cloneValues(common)
 	wq.Set("_txlock", "immediate")             // writers take the lock up front: no deadlocking upgrades
 	wq.Add("_pragma", "wal_autocheckpoint(0)") // checkpoints run in the background (walcheckpoint.go)
-	w, err := sql.Open("sqlite", fileURI(s.file, wq))
+	w, err := openWriter(fileURI(s.file, wq))  // its connections own the committer's statements (writerconn.go)
 	if err != nil {
 		return fmt.Errorf("open database %s: %w", s.file, err)
 	}
@@ -262,7 +261,6 @@ func (s *Store) closed() bool {
 
 func (s *Store) closeConns() error {
 	s.stmts.close()
-	s.closeRaw()
 	var first error
 	// Readers first: the writer, closing last, checkpoints the WAL into the
 	// main file when no other process has the database open.
