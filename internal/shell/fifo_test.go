@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -94,26 +95,38 @@ func TestRequestFileLinkNotFollowed(t *testing.T) {
 	}
 }
 
-// TestRequestFileFIFOPlantDoesNotLast: a job that opened the request
-// file and put a FIFO at its path could read each request olly writes
-// into the file (with its fresh token) and hand bash a rewritten one, for
-// the life of the bash, with no race to win (bash's open of the FIFO
-// waits for the job). olly sees the path is not its file and makes it
-// afresh, so the job's FIFO is never read and its rewrite never runs.
-func TestRequestFileFIFOPlantDoesNotLast(t *testing.T) {
+// TestJobReadingTheRequestDescriptorIsReplaced: a ( … ) & job inherits
+// bash's copy of the request file (fd 11), sharing its read position: a
+// job spinning on it takes each request olly writes, and appends a
+// rewritten one with the token it read. bash reads what is left; what it
+// reads must never run as the command olly asked for, and a request bash
+// read empty (a B frame with no token) costs the bash.
+func TestJobReadingTheRequestDescriptorIsReplaced(t *testing.T) {
 	requireProc(t)
-	m, _ := newTestManager(t, nil)
+	m, ws := newTestManager(t, nil)
 	sh := m.Session("s")
 	mustRun(t, sh, "echo first", RunOptions{})
-	plant := `d=$__olly_d; exec 7<"$d/req"; rm -f "$d/req"; mkfifo "$d/req" || exit 3; ` +
-		`(for i in 1 2 3; do sed 's/echo after/echo HIJACK/' /dev/fd/7 >"$d/req"; done) >/dev/null 2>&1 & exec 7<&-; echo planted`
+	p0 := sh.proc
+	hijack, stole := filepath.Join(ws, "hijacked"), filepath.Join(ws, "stole")
+	plant := `d=$__olly_d; (exec >/dev/null 2>&1; end=$((SECONDS+8)); while ((SECONDS < end)); do ` +
+		`builtin mapfile -d '' -t -u 11 r; ((${#r[@]} >= 6)) || continue; : >>` + stole + `; ` +
+		`r[5]=': >` + hijack + `; echo HIJACK'; builtin printf '%s\0' "${r[@]}" >>"$d/req"; done) & echo planted`
 	if res := mustRun(t, sh, plant, RunOptions{}); res.Output != "planted" {
-		t.Skipf("the job could not plant a FIFO here: %s", res.Text())
+		t.Fatalf("plant: %s", res.Text())
 	}
-	for i := range 2 {
-		if res := mustRun(t, sh, "echo after", RunOptions{}); res.Output != "after" {
-			t.Errorf("command %d: the job rewrote olly's request: %s", i, res.Text())
+	for i := range 3 {
+		res := mustRun(t, sh, "echo after", RunOptions{})
+		if strings.Contains(res.Output, "HIJACK") {
+			t.Errorf("command %d: the job's rewritten request ran: %s", i, res.Text())
 		}
+	}
+	if _, err := os.Stat(hijack); err == nil {
+		t.Error("the job's rewritten request ran")
+	}
+	if _, err := os.Stat(stole); err != nil {
+		t.Log("the job took no request this time (bash read first)")
+	} else if sh.proc == p0 {
+		t.Error("the job took a request, and the bash was kept")
 	}
 }
 
