@@ -99,3 +99,31 @@ func openFilesOf(t *testing.T, paths ...string) int {
 	}
 	return n
 }
+
+// TestRetriedPrepareFinalizesAll: when preparing the committer's
+// statements fails part-way on a live connection, the attempt finalizes
+// what it prepared (rc.close, called here to stand for it) and the next
+// batch prepares them again; the insert statements already on the
+// connection stay its own and are finalized with it: once the store is
+// closed nothing keeps the database open.
+func TestRetriedPrepareFinalizesAll(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	newSession(t, s, "r")
+	appendSessions(t, s, "r") // statements, inserts among them, on the writer
+	if err := s.withRaw(ctx, func(rc *rawConn) error {
+		rc.close() // what a prepare failing part-way leaves: none of rc's statements
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs := appendSessions(t, s, "r", "r"); errs[0] != nil || errs[1] != nil {
+		t.Fatalf("append after the retried prepare: %v", errs)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := openFilesOf(t, s.file, s.file+"-wal"); n != 0 {
+		t.Fatalf("database and WAL still open %d times after Close: a statement kept the writer alive", n)
+	}
+}
