@@ -117,6 +117,28 @@ func TestTerminalEditedCommandRuns(t *testing.T) {
 	}
 }
 
+// TestTerminalNoexecFollowsTheCommandRun: the shell takes the tool's
+// check of the command for its noexec rule, but only for that command: a
+// person's edit is checked again, either way.
+func TestTerminalNoexecFollowsTheCommandRun(t *testing.T) {
+	h := newHarness(t, nil)
+	withShell(t, h)
+	for _, tc := range []struct {
+		asked, edit string
+		noexec      bool
+	}{
+		{"echo a; set -n; echo hidden", "", true},
+		{"echo original > o.txt", "echo a; set -n; echo hidden", true}, // not read-only: it asks
+		{"echo a; set -n; echo hidden", "echo a", false},
+	} {
+		_, res := h.answering("run_terminal_command", map[string]any{"command": tc.asked, "timeout": 20},
+			approval.Answer{Approve: true, Command: tc.edit})
+		if res.IsError || strings.Contains(res.Display.Output, "hidden") || strings.Contains(res.Content, "noexec") != tc.noexec {
+			t.Fatalf("%q edited to %q: noexec note expected %v:\n%s", tc.asked, tc.edit, tc.noexec, res.Content)
+		}
+	}
+}
+
 func TestTerminalCriticalAsksUnderAutoApprove(t *testing.T) {
 	h := newHarness(t, nil)
 	withShell(t, h)
