@@ -90,3 +90,36 @@ func TestRequestFileGivesBackWhatBashRead(t *testing.T) {
 		t.Errorf("the command after: %s", res.Text())
 	}
 }
+
+// TestBeginFrameKeptByTheReader: the B frame of the request sent last
+// is kept by the frame reader (the command waiting for its D frame is not
+// woken for it); any other B frame is passed on, and a second B frame for
+// a running command, written into bash's saved copy of the frame pipe,
+// still ends that bash.
+func TestBeginFrameKeptByTheReader(t *testing.T) {
+	p := &bashProc{}
+	if p.takeBegin("t.1") {
+		t.Error("a B frame kept before any request")
+	}
+	p.expectBegin("t.1")
+	if p.takeBegin("t.2") || !p.takeBegin("t.1") || p.takeBegin("t.1") {
+		t.Error("takeBegin keeps only the first B frame of the request sent")
+	}
+	if !p.begunWith("t.1") || p.begunWith("t.2") {
+		t.Error("begunWith")
+	}
+	requireProc(t)
+	m, _ := newTestManager(t, nil)
+	sh := m.Session("s")
+	mustRun(t, sh, "echo first", RunOptions{})
+	pid := sh.proc.pid
+	// During a command bash keeps stderr's /dev/null at 13 and the frame
+	// pipe at 14 (the group's redirections, in order).
+	res := mustRun(t, sh, `printf 'B\0%s\0' "$OLLY_SHELL_RUN" >&14; echo after`, RunOptions{})
+	if !strings.Contains(res.Text(), "interfered") || sh.proc != nil && sh.proc.pid == pid {
+		t.Errorf("a second B frame was accepted: %s", res.Text())
+	}
+	if res := mustRun(t, sh, "echo next", RunOptions{}); res.Output != "next" {
+		t.Errorf("the next command: %s", res.Text())
+	}
+}

@@ -106,12 +106,12 @@ func TestOllysFunctionsCannotBeReplaced(t *testing.T) {
 	m, _ := newTestManager(t, nil)
 	sh := m.Session("s1")
 	fake := `__olly_next() {
-	IFS= builtin read -r -n 1 -u 3 __olly_w || { __olly_eof=1; return 1; }
-	builtin mapfile -d '' -t __olly_req <"$__olly_d/req"
+	IFS= builtin read -r -n 1 -u 10 __olly_w || { __olly_eof=1; return 1; }
+	builtin mapfile -d '' -t -u 11 __olly_req
 	__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_sv=0 __olly_cmd='echo faked'
 	builtin export OLLY_SHELL_RUN="$__olly_tok"
 	__olly_in=1 __olly_bg=$!
-	builtin printf 'B\0%s\0' "$__olly_tok" >&4
+	builtin printf 'B\0%s\0' "$__olly_tok"
 }; echo defined`
 	mustRun(t, sh, fake, RunOptions{})
 	res := mustRun(t, sh, "echo real; exit 3", RunOptions{})
@@ -186,7 +186,7 @@ func TestRestoredStateCannotReplaceOllysFunctions(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "KEPT") {
 		t.Fatalf("no saved state to restore (%v)", err)
 	}
-	fake := "\n__olly_next () \n{ \n    IFS= builtin read -r -n 1 -u 3 __olly_w || { __olly_eof=1; return 1; }; builtin mapfile -d '' -t __olly_req < \"$__olly_d/req\"; __olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_sv=0 __olly_cmd='echo faked'; builtin export OLLY_SHELL_RUN=\"$__olly_tok\"; __olly_in=1 __olly_bg=$!; builtin printf 'B\\0%s\\0' \"$__olly_tok\" >&4\n}\n"
+	fake := "\n__olly_next () \n{ \n    IFS= builtin read -r -n 1 -u 10 __olly_w || { __olly_eof=1; return 1; }; builtin mapfile -d '' -t -u 11 __olly_req; __olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_sv=0 __olly_cmd='echo faked'; builtin export OLLY_SHELL_RUN=\"$__olly_tok\"; __olly_in=1 __olly_bg=$!; builtin printf 'B\\0%s\\0' \"$__olly_tok\"\n}\n"
 	if err := os.WriteFile(state, append(b, fake...), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -82,11 +82,14 @@ type bashProc struct {
 	version   [2]int
 	versionOK bool
 
-	mu       sync.Mutex
-	saved    int           // the last state slot bash reported saved, -1 for none
-	savedTok string        // the token of that S frame
-	savec    chan struct{} // poked at each S frame
-	wg       sync.WaitGroup
+	mu sync.Mutex
+	// expect is the token of the request olly sent last, begun that token
+	// once its B frame came: the reader keeps that B frame (see read).
+	expect, begun string
+	saved         int           // the last state slot bash reported saved, -1 for none
+	savedTok      string        // the token of that S frame
+	savec         chan struct{} // poked at each S frame
+	wg            sync.WaitGroup
 
 	// Guarded by the shell's sem. gen is the generation of the session's
 	// state this bash holds (Shell.gen is the newest); saveTok the token
@@ -215,6 +218,9 @@ func (p *bashProc) read() {
 			p.readErr = err
 			return
 		}
+		if f.kind == 'B' && p.takeBegin(f.token) {
+			continue
+		}
 		if f.kind == 'S' {
 			p.mu.Lock()
 			p.saved, p.savedTok = f.slot, f.token
@@ -231,6 +237,35 @@ func (p *bashProc) read() {
 			return
 		}
 	}
+}
+
+// takeBegin keeps the B frame of the request olly sent last, the first
+// one for it, instead of passing it on: nobody waits for it (the command
+// waiting for its D frame is not woken, a thread hand-off saved), and the
+// command learns it began from begunWith. Any other B frame is passed on,
+// for the command to refuse.
+func (p *bashProc) takeBegin(token string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.expect == "" || token != p.expect || p.begun != "" {
+		return false
+	}
+	p.begun = token
+	return true
+}
+
+// expectBegin notes the token of the request about to be sent.
+func (p *bashProc) expectBegin(token string) {
+	p.mu.Lock()
+	p.expect, p.begun = token, ""
+	p.mu.Unlock()
+}
+
+// begunWith reports whether the B frame of token came (takeBegin).
+func (p *bashProc) begunWith(token string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.begun == token
 }
 
 // waitSaved waits, up to d, for the save that p's last command announced

@@ -104,6 +104,7 @@ func (s *Shell) send(r *run, command, dir string) error {
 		return fmt.Errorf("shell: write command: %w", err)
 	}
 	r.began, r.ticks = time.Now(), nowTicks()
+	r.proc.expectBegin(r.token)
 	if err := r.proc.send(); err != nil {
 		s.dropProc(nil)
 		return errNotStarted

@@ -191,7 +191,7 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 		return nil, err
 	}
 	why := s.wait(ctx, r, timeout, res)
-	if why == stopNone && !r.started && r.done == nil {
+	if why == stopNone && !r.hasBegun() && r.done == nil {
 		// bash ended, or lost the request, before it began the command
 		// (something killed it, or took its input, between commands):
 		// run it in a fresh one.

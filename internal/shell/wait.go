@@ -35,7 +35,7 @@ func (s *Shell) wait(ctx context.Context, r *run, timeout time.Duration, res *Re
 	for why == stopNone && !s.ended(r) {
 		select {
 		case <-begin.C:
-			if !r.started && !r.proc.wakePending() {
+			if !r.hasBegun() && !r.proc.wakePending() {
 				r.broken = errLostRequest
 			}
 		case f, ok := <-frames:
@@ -75,6 +75,7 @@ func (s *Shell) wait(ctx context.Context, r *run, timeout time.Duration, res *Re
 		for f := range r.proc.frames {
 			s.onFrame(r, f, true)
 		}
+		r.hasBegun()
 	}
 	res.Duration = time.Since(r.began)
 	res.Timeout = timeout
@@ -98,8 +99,18 @@ func (s *Shell) ended(r *run) bool {
 	return r.done != nil || r.broken != nil || r.proc.dead()
 }
 
+// hasBegun reports whether bash began r: its B frame came, kept by the
+// reader (takeBegin) or passed on.
+func (r *run) hasBegun() bool {
+	if !r.started && r.proc.begunWith(r.token) {
+		r.started = true
+	}
+	return r.started
+}
+
 // onFrame takes one frame of r's bash (ok false: the reader stopped).
 func (s *Shell) onFrame(r *run, f frame, ok bool) {
+	r.hasBegun()
 	switch {
 	case !ok:
 		if !r.proc.dead() && !errors.Is(r.proc.readErr, io.EOF) {
