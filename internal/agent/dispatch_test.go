@@ -165,8 +165,18 @@ func TestDispatchFallback(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newModeHarness(t, modeOpt{cfg: Config{Classify: true, DispatchTimeout: 200 * time.Millisecond}})
-			h.srv.Enqueue(tc.reply,
+			// The classification (the only request with a format) gets
+			// tc.reply however late it arrives: on a loaded machine a
+			// request the client gave up on may never reach the server, and
+			// a queued hang would then stall the turn's own request. Only
+			// the hang case needs the short timeout.
+			timeout := 30 * time.Second
+			if tc.name == "timeout" {
+				timeout = 200 * time.Millisecond
+			}
+			h := newModeHarness(t, modeOpt{cfg: Config{Classify: true, DispatchTimeout: timeout}})
+			h.srv.AnswerStructured(tc.reply)
+			h.srv.Enqueue(
 				llmtest.Reply(llmtest.ToolCall("write_file", `{"path": "a.txt", "content": "x"}`)),
 				llmtest.Reply(llmtest.Text("Done. [TASK_COMPLETE]")))
 			start := time.Now()
