@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/exetrim"
+	"github.com/olly-agent/olly/internal/exewarm"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/ui/printmode"
 )
@@ -190,7 +192,11 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 	// Start-up is over (settings, the database, the app, the session):
 	// drop the executable's pages only it used, as main did for package
 	// initialisation's (internal/exetrim; peak RSS in docs/performance.md).
+	// The loop's own pages, as the last run used them, come back at once
+	// instead of one fault at a time (internal/exewarm).
 	exetrim.Trim()
+	pages := filepath.Join(cfg.Paths().StateDir, "exe-pages-print")
+	prefaulted := exewarm.Prefault(pages)
 	code, err := printmode.Run(runCtx, printmode.Options{
 		Sessions:  a.Sessions,
 		Approvals: a.Approvals,
@@ -204,6 +210,11 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 		Color:     f.IO.Color,
 		Terminal:  terminal,
 	})
+	if prefaulted == 0 {
+		if err := exewarm.Save(pages); err != nil {
+			logger.Debug("exewarm: not saved", "err", err)
+		}
+	}
 	return printExit(code, err)
 }
 

@@ -98,6 +98,19 @@ func Trim() {
 	drop(state.spans)
 }
 
+// Spans returns the read-only ranges of the executable that are armed, as
+// [start, end) addresses (page-aligned), or nil when nothing is armed.
+func Spans() [][2]uintptr {
+	if len(state.spans) == 0 {
+		return nil
+	}
+	out := make([][2]uintptr, 0, len(state.spans))
+	for _, s := range state.spans {
+		out = append(out, [2]uintptr{s.lo, s.hi})
+	}
+	return out
+}
+
 // Status reports whether the executable's mappings are armed and, if not,
 // why.
 func Status() (armed bool, why string) {
