@@ -33,7 +33,8 @@
 // Trim drops the pages again, so those only an earlier phase used stop
 // counting: main calls it after package initialisation, and print mode,
 // the TUI, serve and rpc once their start-up (settings, the database, the
-// app, the session) is over.
+// app, the session) is over. Print mode then maps back at once the pages
+// its last runs used after that point (internal/exewarm, from Spans).
 //
 // Only whole pages of the executable's loaded segments without write
 // permission (from its program headers) are touched: never .data, .bss,
