@@ -1,12 +1,14 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"path/filepath"
 	"runtime/metrics"
+	"slices"
 	"strings"
 	"testing"
 
@@ -222,4 +224,87 @@ func reportGrowth(b *testing.B, p *growthProvider, hist int) {
 	b.ReportMetric(float64(p.winHeap.bytes)/float64(p.winN), "B/iteration")
 	b.ReportMetric(float64(p.winHeap.objects)/float64(p.winN), "allocs/iteration")
 	b.ReportMetric(float64(p.winN)/float64(b.N), "iterations/op")
+}
+
+// recordTransport answers like growthTransport and keeps every body.
+type recordTransport struct {
+	growthTransport
+	bodies [][]byte
+}
+
+func (t *recordTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	b, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, err
+	}
+	t.bodies = append(t.bodies, b)
+	r.Body = io.NopCloser(strings.NewReader(""))
+	return t.growthTransport.RoundTrip(r)
+}
+
+// keptRecorder keeps a copy of every request the agent sends.
+type keptRecorder struct {
+	*growthProvider
+	reqs []llm.ChatRequest
+}
+
+func (p *keptRecorder) Chat(ctx context.Context, req *llm.ChatRequest) (llm.Stream[llm.ChatChunk], error) {
+	cp := *req
+	cp.Messages = slices.Clone(req.Messages)
+	p.reqs = append(p.reqs, cp)
+	return p.growthProvider.Chat(ctx, req)
+}
+
+// TestKeptRequestsOnWire: the requests of a long turn, which promise the
+// encode cache the messages they kept (llm.ChatRequest.Kept), go on the
+// wire byte for byte as the same requests encoded without a cache.
+func TestKeptRequestsOnWire(t *testing.T) {
+	gp := &growthProvider{stop: 60}
+	rt := &recordTransport{growthTransport: growthTransport{&gp.answer}}
+	c, err := ollama.New("http://ollama.invalid", ollama.WithHTTPClient(&http.Client{Transport: rt}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gp.Provider = c
+	prov := &keptRecorder{growthProvider: gp}
+	reg, err := tools.NewRegistry(noopTool{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(Deps{Provider: prov, Tools: reg, Config: Config{Model: "m", MaxIterations: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := workspace.New([]string{t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emit := func(_ context.Context, p event.Payload) (event.Event, error) { return event.Event{Data: p}, nil }
+	turn := session.NewTurn("s", 1, ws, session.PromptInput{Text: "call the tool"}, nil, emit)
+	if res, err := a.RunTurn(context.Background(), turn); err != nil || res.Status != event.FinishDone {
+		t.Fatalf("turn: %+v, %v", res, err)
+	}
+	plainRT := &recordTransport{growthTransport: growthTransport{&gp.answer}}
+	plain, err := ollama.New("http://ollama.invalid", ollama.WithHTTPClient(&http.Client{Transport: plainRT}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := 0
+	for i := range prov.reqs {
+		req := prov.reqs[i]
+		kept += req.Kept
+		req.Cache, req.ID, req.KeptFrom, req.Kept = nil, 0, 0, 0
+		s, err := plain.Chat(context.Background(), &req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, err := s.Recv(); err == nil; _, err = s.Recv() {
+		}
+		if got, want := rt.bodies[i], plainRT.bodies[i]; !bytes.Equal(got, want) {
+			t.Fatalf("request %d: sent\n%s\nwithout a cache\n%s", i+1, got, want)
+		}
+	}
+	if len(prov.reqs) < 20 || kept == 0 {
+		t.Fatalf("%d requests, %d messages kept in all: the promise was not exercised", len(prov.reqs), kept)
+	}
 }

@@ -63,6 +63,9 @@ type requestBuilder struct {
 	mark       session.RenderMark
 	markVision bool
 	same       int
+	// reqID numbers the requests built (llm.ChatRequest.ID): a request
+	// promises the encode cache the messages it kept from the one before.
+	reqID uint64
 }
 
 // textDialect is the dialect text tool calls are read with first: the
@@ -133,6 +136,11 @@ func (b *requestBuilder) request() *llm.ChatRequest {
 	if b.format == session.FormatNative {
 		req.Tools = b.specs
 	}
+	b.reqID++
+	req.ID = b.reqID
+	if same > 0 {
+		req.KeptFrom, req.Kept = b.reqID-1, same
+	}
 	return req
 }
 
@@ -163,8 +171,9 @@ func (b *requestBuilder) prepare(ctx context.Context, iter int) *llm.ChatRequest
 	b.cs.serverCut, b.cs.cutCount = false, 0
 	if b.cs.fitSize(est.total) > limit {
 		req, est = b.cs.trimResults(req, est, limit)
-		// Results were shortened in place: the next request renders its
-		// messages anew.
+		// Results were shortened in place: this request promises nothing,
+		// and the next one renders its messages anew.
+		req.KeptFrom, req.Kept = 0, 0
 		b.mark = session.RenderMark{}
 	}
 	b.cs.last = est

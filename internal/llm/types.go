@@ -89,6 +89,15 @@ type ChatRequest struct {
 	// request of the same conversation (see EncodeCache); it changes
 	// nothing in what is sent.
 	Cache *EncodeCache
+	// ID numbers the requests of one conversation (0: not numbered).
+	// Kept > 0 is the caller's promise that Messages[1:1+Kept] are, value
+	// for value, those of request KeptFrom at the same positions: a Cache
+	// whose last request was KeptFrom takes their encodings without
+	// comparing them, so a request costs what its new messages cost. A
+	// cache that encoded another request since compares every message, as
+	// without a promise.
+	ID, KeptFrom uint64
+	Kept         int
 }
 
 // GenerateRequest is one raw completion request, used for fill-in-the-middle

@@ -105,7 +105,7 @@ func chatBody(r *llm.ChatRequest) any {
 		return newChatRequest(r)
 	}
 	return &wire.ChatBody{Dialect: Dialect, Model: r.Model, Messages: r.Messages, Tools: r.Tools,
-		Message: encodeMessage, Rest: newChatRest(r), Cache: r.Cache}
+		Message: encodeMessage, Rest: newChatRest(r), Cache: r.Cache, ID: r.ID, KeptFrom: r.KeptFrom, Kept: r.Kept}
 }
 
 func encodeMessage(m llm.Message) any { return newMessage(m) }

@@ -28,6 +28,11 @@ type ChatBody struct {
 	// an object with at least one member (both dialects send "stream").
 	Rest  any
 	Cache *llm.EncodeCache
+	// ID, KeptFrom and Kept are the request's (llm.ChatRequest): messages
+	// 1 to Kept are request KeptFrom's, not compared again when that was
+	// the request the cache encoded last.
+	ID, KeptFrom uint64
+	Kept         int
 }
 
 // chatCache is what a ChatBody keeps in its cache: the last request's
@@ -37,6 +42,9 @@ type chatCache struct {
 	tools []llm.Tool
 	// toolsEnc is `,"tools":[…]`, nil without tools.
 	toolsEnc []byte
+	// id is the request encoded last (ChatBody.ID; 0: none or not
+	// numbered).
+	id uint64
 }
 
 type cachedMessage struct {
@@ -92,14 +100,24 @@ func (c *ChatBody) EncodeBody() (Pieces, error) {
 
 // messages appends the messages' encodings to p, encoding those that are
 // not the ones kept at their position, and drops what the cache held past
-// the request's last message.
+// the request's last message. The messages the request says it kept
+// (ChatBody.Kept) are taken without comparing them, so that a request
+// costs what its new messages cost, but for one piece per message.
 func (cc *chatCache) messages(c *ChatBody, p *Pieces) error {
+	// Messages 1 to kept are known to be those kept at their positions
+	// (ChatBody.Kept): no comparison.
+	kept := 0
+	if c.Kept > 0 && c.KeptFrom != 0 && c.KeptFrom == cc.id {
+		kept = min(c.Kept, len(c.Messages)-1, len(cc.msgs)-1)
+	}
+	cc.id = c.ID
 	for i := range c.Messages {
 		m := &c.Messages[i]
-		if i >= len(cc.msgs) || !sameMessage(&cc.msgs[i].m, m) {
+		if (i == 0 || i > kept) && (i >= len(cc.msgs) || !sameMessage(&cc.msgs[i].m, m)) {
 			b, err := json.Marshal(c.Message(*m))
 			if err != nil {
 				cc.truncate(i)
+				cc.id = 0
 				return err
 			}
 			enc := append(make([]byte, 0, len(b)+1), ',')

@@ -53,12 +53,22 @@ func Conversation(t testing.TB, enc BodyEncoders, r *rand.Rand, steps int, extra
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: "You are olly. <rules> & more"}}}
 	g.tools(req)
 	for i := range steps {
-		g.evolve(req)
+		kept := g.evolve(req)
 		// A new slice each request, as the agent renders it, sharing the
-		// messages' strings.
+		// messages' strings. Requests are numbered; most promise the
+		// messages evolve kept (ChatRequest.Kept), and some are built
+		// but never sent, so that the next promise is of a request the
+		// cache did not encode.
 		sent := *req
 		sent.Messages = append([]llm.Message(nil), req.Messages...)
-		SameBody(t, enc, &sent, fmt.Sprintf("step %d (%d messages)", i, len(sent.Messages)))
+		sent.ID = uint64(i + 1)
+		if i > 0 && g.r.IntN(4) != 0 {
+			sent.KeptFrom, sent.Kept = uint64(i), kept
+		}
+		if g.r.IntN(10) == 0 {
+			continue
+		}
+		SameBody(t, enc, &sent, fmt.Sprintf("step %d (%d messages, %d kept)", i, len(sent.Messages), sent.Kept))
 	}
 }
 
@@ -128,31 +138,38 @@ func (g *chatGen) tools(req *llm.ChatRequest) {
 }
 
 // evolve changes the conversation the way an agent's does between two
-// requests, mostly by adding messages.
-func (g *chatGen) evolve(req *llm.ChatRequest) {
+// requests, mostly by adding messages. It returns how many messages after
+// the first are still, at their positions, what they were.
+func (g *chatGen) evolve(req *llm.ChatRequest) (kept int) {
 	msgs := req.Messages
+	kept = len(msgs) - 1
 	switch k := g.r.IntN(21); {
 	case k < 12 || len(msgs) < 3:
 		for range 1 + g.r.IntN(3) {
 			msgs = append(msgs, g.message())
 		}
 	case k < 14: // a message replaced in place
-		msgs[1+g.r.IntN(len(msgs)-1)] = g.message()
+		j := 1 + g.r.IntN(len(msgs)-1)
+		msgs[j], kept = g.message(), j-1
 	case k < 15: // compaction: a summary and the recent messages
 		keep := msgs[len(msgs)-g.r.IntN(len(msgs)-1)-1:]
 		msgs = append([]llm.Message{msgs[0], {Role: llm.RoleUser, Content: "Summary: " + g.text()}}, keep...)
+		kept = 0
 	case k < 16: // the system prompt
 		msgs[0] = llm.Message{Role: llm.RoleSystem, Content: "You are olly. " + g.text()}
 	case k < 17:
 		g.tools(req)
 	case k < 18: // one field of a message changed, the others kept
-		g.tweak(&msgs[1+g.r.IntN(len(msgs)-1)])
+		j := 1 + g.r.IntN(len(msgs)-1)
+		g.tweak(&msgs[j])
+		kept = j - 1
 	case k < 19:
 		req.Model = []string{"qwen3:8b", "llama<3>&", "m"}[g.r.IntN(3)]
 	default:
 		g.options(req)
 	}
 	req.Messages = msgs
+	return kept
 }
 
 // tweak changes one field of m: new slices, so that the message the
