@@ -64,20 +64,19 @@ func (c *channels) closeBashEnds() {
 	}
 }
 
-// writeRequest appends request b to p's request file, where bash reads
-// it from: bash reads from where the previous request ended to the end
-// of the file, through the descriptor it was started with, so one write
-// hands it over (bash never opens the file's path, and olly writes only
-// through its own descriptor: nothing a command puts at the path, a link
-// or a FIFO, is read or written). The part bash has read is given back
-// to the file system from time to time (dropRead); the file's size only
-// grows. A job of the same bash that writes into the file (it may: the
-// folder is the bash's) can spoil the next request, which then fails the
-// frame checks and costs a new bash, as any meddling with the channel
-// does (docs/shell.md).
+// writeRequest writes request b into p's request file, from its start
+// (one pwrite, and an ftruncate when the one before was longer), through
+// olly's own descriptor: a link or file a command puts at the path is
+// never written. bash reads it through a fresh open of the descriptor it
+// was started with (/proc/self/fd/11), so it reads this file whatever is
+// at the path, from its start; a job that inherited that descriptor and
+// reads it does not move bash's read position (TestJobReadingTheRequest
+// DescriptorIsReplaced). Only where /proc is missing does bash open the
+// path. A job of the same bash can still rewrite a request by winning a
+// race of microseconds (docs/shell.md).
 func (p *bashProc) writeRequest(b []byte) error {
 	for off := 0; off < len(b); {
-		w, err := syscall.Pwrite(p.req, b[off:], p.reqEnd+int64(off))
+		w, err := syscall.Pwrite(p.req, b[off:], int64(off))
 		if err == syscall.EINTR {
 			continue
 		}
@@ -86,17 +85,14 @@ func (p *bashProc) writeRequest(b []byte) error {
 		}
 		off += w
 	}
-	before := p.reqEnd
-	p.reqEnd += int64(len(b))
-	if before/dropEvery != p.reqEnd/dropEvery {
-		dropRead(p.req, before)
+	if int64(len(b)) < p.reqEnd {
+		if err := syscall.Ftruncate(p.req, int64(len(b))); err != nil {
+			return &os.PathError{Op: "write", Path: filepath.Join(p.dir, "req"), Err: err}
+		}
 	}
+	p.reqEnd = int64(len(b))
 	return nil
 }
-
-// dropEvery is how many bytes of requests pass between two dropRead
-// calls: one system call per some 1,700 commands.
-const dropEvery = 256 << 10
 
 // closeRequest closes olly's descriptor of p's request file.
 func (p *bashProc) closeRequest() {

@@ -2,11 +2,8 @@ package shell
 
 import (
 	"bufio"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -61,33 +58,6 @@ func TestChannelsNotInherited(t *testing.T) {
 	mustRun(t, sh, `exec </dev/zero`, RunOptions{})
 	if res := mustRun(t, sh, `head -c 3 | od -An -c`, RunOptions{}); strings.TrimSpace(res.Output) != "" {
 		t.Errorf("the command after an exec of bash's stdin read %q", res.Output)
-	}
-}
-
-// TestRequestFileGivesBackWhatBashRead: requests are appended to the
-// request file; the part bash has read is given back (a hole) every
-// dropEvery bytes, so the file's storage stays small however many
-// commands a bash runs, and bash still reads each request whole.
-func TestRequestFileGivesBackWhatBashRead(t *testing.T) {
-	requireProc(t) // Linux: dropRead punches holes only there
-	m, _ := newTestManager(t, nil)
-	sh := m.Session("s")
-	long := strings.Repeat("x", 60<<10)
-	for i := range 6 {
-		want := fmt.Sprint(i, " ", len(long))
-		if res := mustRun(t, sh, `x=`+long+`; echo `+fmt.Sprint(i)+` ${#x}`, RunOptions{}); res.Output != want {
-			t.Fatalf("command %d: %.200s", i, res.Text())
-		}
-	}
-	var st syscall.Stat_t
-	if err := syscall.Stat(filepath.Join(sh.proc.dir, "req"), &st); err != nil {
-		t.Fatal(err)
-	}
-	if st.Size < dropEvery || st.Blocks*512 >= dropEvery {
-		t.Errorf("request file: size %d, %d bytes stored; want the read part (over %d) given back", st.Size, st.Blocks*512, dropEvery)
-	}
-	if res := mustRun(t, sh, "echo after", RunOptions{}); res.Output != "after" {
-		t.Errorf("the command after: %s", res.Text())
 	}
 }
 

@@ -30,12 +30,12 @@
 # or newer; this replaces starting a bash just to ask). Every later frame
 # answers a request.
 #
-# One command: olly appends the request to the request file
-# (NUL-separated: token, directory, output FIFO, save flag, sync flag,
-# command, then the command names to check) and writes one byte to the
-# wake pipe; bash reads from where the last request ended to the end of
-# the file, with the descriptor it was given: it never opens the file's
-# path, so nothing put at that path is read. With the sync flag, bash
+# One command: olly writes the request into the request file, from its
+# start (NUL-separated: token, directory, output FIFO, save flag, sync
+# flag, command, then the command names to check) and one byte to the
+# wake pipe; bash reads the file through a fresh open of the descriptor
+# it was given (/proc/self/fd/11: the same file whatever is at its path
+# now, read from its start). With the sync flag, bash
 # first takes over STATE_DIR/sync, the state the session's other bash
 # saved (a session has one bash per sandbox policy, see docs/shell.md).
 # With save flag 0 (olly found the command cannot change the state: only
@@ -64,7 +64,11 @@ builtin printf 'V\0%s\0%s\0' "${BASH_VERSINFO[0]}" "${BASH_VERSINFO[1]}"
 __olly_next() {
 	# -t: a TMOUT of the session's must not end the wait (and bash).
 	IFS= builtin read -r -n 1 -t 2147483 -u 10 __olly_w || { __olly_eof=1; return 1; }
-	builtin mapfile -d '' -t -u 11 __olly_req || { __olly_eof=1; return 1; }
+	# A fresh open of the file bash holds (its own read position, from
+	# the start: a job that inherited fd 11 and reads it cannot take the
+	# request away); the path only where /proc is missing.
+	builtin mapfile -d '' -t __olly_req </proc/self/fd/11 ||
+		builtin mapfile -d '' -t __olly_req <"$__olly_d/req" || { __olly_eof=1; return 1; }
 }
 
 # __olly_begin prepares the request read (after a sync, if any: the

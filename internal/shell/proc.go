@@ -65,7 +65,7 @@ type bashProc struct {
 	spareFifo string
 	spareIno  uint64
 	// req is olly's descriptor of the request file (bash reads it through
-	// one of its own), reqEnd where the next request goes: see
+	// one of its own), reqEnd the length of the last request: see
 	// writeRequest. Guarded by the shell's sem.
 	req    int
 	reqEnd int64
