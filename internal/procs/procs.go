@@ -18,6 +18,13 @@
 // restores Go's default (the CPU count, or the cgroup's CPU limit) and the
 // last one to finish narrows back to one P.
 //
+// It holds in every mode, `olly serve` and `olly rpc` included: there the
+// sessions' loops share the one P outside parallel sections. Their system
+// calls, model waits and commands still overlap (a blocking system call
+// releases the P), and a step costs olly about 2 ms of CPU, much of it in
+// the kernel, so a few sessions are far from filling a core; a server with
+// many busy sessions can set OLLY_ONEPROC=0.
+//
 // An explicit GOMAXPROCS in the environment always wins (Enable does
 // nothing then), and OLLY_ONEPROC=0 keeps Go's default for the whole run.
 //
