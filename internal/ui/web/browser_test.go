@@ -13,8 +13,10 @@ import (
 	"go.uber.org/goleak"
 )
 
-// browserTimeout bounds each browser test.
-const browserTimeout = 60 * time.Second
+// browserTimeout bounds each browser test: a guard against a hang, not a
+// speed bar. TestBrowserSettings, the longest, took over 60 s at load 30
+// (CI beside five developers' builds).
+const browserTimeout = 180 * time.Second
 
 // The browser is started once for the package's tests (it takes seconds
 // on a loaded machine); each test works in tabs of its own.
