@@ -73,15 +73,25 @@ func (r *rowInserter) preparedChunk(n int) int {
 func (r *rowInserter) prepare(ctx context.Context, dc any, n int) error {
 	for n = max(n, 1); n > 0; {
 		k := chunkFor(n)
-		if r.stmts[k] == nil {
-			st, err := prepareRaw(ctx, dc, insertSQL(k))
-			if err != nil {
-				return err
-			}
-			r.stmts[k] = st
+		if err := r.prepareRows(ctx, dc, k); err != nil {
+			return err
 		}
 		n -= k
 	}
+	// preparedChunk falls back to it when events fail alone: a fresh
+	// connection's map is empty, and a 9-event step prepares only 9 rows.
+	return r.prepareRows(ctx, dc, 1)
+}
+
+func (r *rowInserter) prepareRows(ctx context.Context, dc any, k int) error {
+	if r.stmts[k] != nil {
+		return nil
+	}
+	st, err := prepareRaw(ctx, dc, insertSQL(k))
+	if err != nil {
+		return err
+	}
+	r.stmts[k] = st
 	return nil
 }
 

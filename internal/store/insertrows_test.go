@@ -9,8 +9,9 @@ import (
 )
 
 // Events that fail alone leave fewer rows than the batch prepared
-// INSERTs for: the rest still go in (the split of 10 rows needs a 2-row
-// statement that 12 did not prepare).
+// INSERTs for: the rest still go in (12 queued rows prepare the 12-row
+// statement and the one-row one; the 10 left go in one row at a time),
+// also on a connection that had no one-row statement before the batch.
 func TestBatchWithConflictsInsertsTheRest(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), FileName)
@@ -28,6 +29,19 @@ func TestBatchWithConflictsInsertsTheRest(t *testing.T) {
 	newSession(t, s, "b")
 	s.headTrust = time.Hour
 	appendStep(t, s, "a", 1) // s now takes a's head as known
+	// As on a fresh writer connection: no one-row statement yet (the step
+	// above prepared it). The batch below must prepare it itself.
+	err = s.withRaw(ctx, func(rc *rawConn) error {
+		wc := rc.dc.(*writerConn)
+		if st := wc.inserts[1]; st != nil {
+			delete(wc.inserts, 1)
+			return st.Close()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := other.Append(ctx, &EventRecord{Session: "a", Type: "y"}); err != nil {
 		t.Fatal(err)
 	}

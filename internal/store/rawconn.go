@@ -129,12 +129,8 @@ func (rc *rawConn) exec(ctx context.Context, st rawStmt, args ...any) error {
 // named converts args to the driver's form, in a buffer reused by every
 // statement of the committer.
 func (rc *rawConn) named(args []any) []driver.NamedValue {
-	nv := rc.args[:0]
-	for i, a := range args {
-		nv = append(nv, driver.NamedValue{Ordinal: i + 1, Value: a})
-	}
-	rc.args = nv
-	return nv
+	rc.args = appendArgs(rc.args[:0], args...)
+	return rc.args
 }
 
 // queryInts runs st with args and scans the first row's columns, all
