@@ -32,7 +32,6 @@ type run struct {
 	holding    bool         // hold is open
 	want       sandbox.Spec // the sandbox it asks for (wantSpec)
 	spec       sandbox.Spec // the sandbox it runs in (pinned)
-	started    bool         // bash sent B: the command began
 	done       *frame       // bash's D frame, when the command ended with bash alive
 	exit       *exitRecord  // what the EXIT trap recorded, when bash ended during it
 	broken     error        // bash broke the protocol (a command meddled with it)

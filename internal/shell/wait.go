@@ -75,7 +75,6 @@ func (s *Shell) wait(ctx context.Context, r *run, timeout time.Duration, res *Re
 		for f := range r.proc.frames {
 			s.onFrame(r, f, true)
 		}
-		r.hasBegun()
 	}
 	res.Duration = time.Since(r.began)
 	res.Timeout = timeout
@@ -100,17 +99,13 @@ func (s *Shell) ended(r *run) bool {
 }
 
 // hasBegun reports whether bash began r: its B frame came, kept by the
-// reader (takeBegin) or passed on.
+// reader (takeBegin).
 func (r *run) hasBegun() bool {
-	if !r.started && r.proc.begunWith(r.token) {
-		r.started = true
-	}
-	return r.started
+	return r.proc.begunWith(r.token)
 }
 
 // onFrame takes one frame of r's bash (ok false: the reader stopped).
 func (s *Shell) onFrame(r *run, f frame, ok bool) {
-	r.hasBegun()
 	switch {
 	case !ok:
 		if !r.proc.dead() && !errors.Is(r.proc.readErr, io.EOF) {
@@ -119,10 +114,10 @@ func (s *Shell) onFrame(r *run, f frame, ok bool) {
 				r.broken = errBadFrame
 			}
 		}
-	case f.token != r.token || (f.kind == 'D' && !r.started) || (f.kind == 'B' && r.started):
+	case f.kind == 'B' || f.token != r.token || f.kind == 'D' && !r.hasBegun():
+		// The reader keeps the one B frame that may come (takeBegin):
+		// any B frame passed on is a second one, or another command's.
 		r.broken = fmt.Errorf("%w: unexpected %c frame", errBadFrame, f.kind)
-	case f.kind == 'B':
-		r.started = true
 	default:
 		r.done = &f
 		if f.save {
