@@ -163,15 +163,6 @@ func stamp(path string) dirStamp {
 	return dirStamp{path: path, mtime: fi.ModTime(), exists: true}
 }
 
-// inode returns path's inode (links followed), 0 if it cannot be read.
-func inode(path string) uint64 {
-	var st syscall.Stat_t
-	if syscall.Stat(path, &st) != nil {
-		return 0
-	}
-	return uint64(st.Ino)
-}
-
 // listEntries returns dir's entries by inode; nil if it cannot be read.
 func listEntries(dir string) map[string]uint64 {
 	des, err := os.ReadDir(dir)
@@ -200,14 +191,9 @@ func stampsChanged(stamps []*dirStamp) bool {
 			}
 			continue
 		}
-		if st.ino != 0 && st.git != "" {
-			if ino, mtime, ok := statDir(st.path); !ok || ino != st.ino || st.gitChanged(mtime) {
-				return true
-			}
-			continue
-		}
 		if st.ino != 0 {
-			if inode(st.path) != st.ino {
+			ino, mtime, ok := statDir(st.path)
+			if !ok || ino != st.ino || st.git != "" && st.gitChanged(mtime) {
 				return true
 			}
 			continue
