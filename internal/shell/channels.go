@@ -24,14 +24,7 @@ func openChannels(own string) (c channels, err error) {
 	defer func() {
 		if err != nil {
 			c.closeBashEnds()
-			for _, f := range []*os.File{c.wakeW, c.frR} {
-				if f != nil {
-					_ = f.Close()
-				}
-			}
-			if c.reqW > 0 {
-				_ = syscall.Close(c.reqW)
-			}
+			c.closeOllyEnds()
 		}
 	}()
 	if c.wakeR, c.wakeW, err = os.Pipe(); err != nil {
@@ -61,6 +54,19 @@ func (c *channels) closeBashEnds() {
 		if f != nil {
 			_ = f.Close()
 		}
+	}
+}
+
+// closeOllyEnds closes the descriptors olly keeps for itself (when the
+// channels could not be opened, or bash could not be started).
+func (c *channels) closeOllyEnds() {
+	for _, f := range []*os.File{c.wakeW, c.frR} {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+	if c.reqW > 0 {
+		_ = syscall.Close(c.reqW)
 	}
 }
 

@@ -111,7 +111,6 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 		_ = os.RemoveAll(own)
 		return nil, err
 	}
-	wakeR, wakeW, frR, frW := fds.wakeR, fds.wakeW, fds.frR, fds.frW
 	restore, env, fresh := s.restoreInto(own, spec)
 	forced := append(forcedEnv(), "TMPDIR="+s.tmpDir, "TMP="+s.tmpDir, "TEMP="+s.tmpDir)
 	args := append([]string{"--noprofile", "--norc", "-c", driverScript, "bash", own, restore}, forced...)
@@ -120,8 +119,8 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 	cmd.Env = append(commandEnv(env, s.m.shlvl, dir, s.token+".0"), forced[len(forced)-3:]...)
 	// Descriptors (driver.bash): 0 and 2 /dev/null, 1 the frame pipe, 3
 	// the wake pipe, 4 the request file, 5 /dev/null.
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = fds.null, frW, fds.null
-	cmd.ExtraFiles = []*os.File{wakeR, fds.reqR, fds.null}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = fds.null, fds.frW, fds.null
+	cmd.ExtraFiles = []*os.File{fds.wakeR, fds.reqR, fds.null}
 	// Pdeathsig: if olly dies, even by SIGKILL, the kernel kills bash
 	// (what bash started is ended by the next olly, see endLeftovers).
 	cmd.SysProcAttr = sysProcAttr()
@@ -133,14 +132,13 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 	waitc, err := s.m.opts.Sandbox.StartPlanned(cmd, plan)
 	fds.closeBashEnds()
 	if err != nil {
-		_, _ = wakeW.Close(), frR.Close()
-		_ = syscall.Close(fds.reqW)
+		fds.closeOllyEnds()
 		_ = os.RemoveAll(own)
 		return nil, fmt.Errorf("shell: could not start %s: %w", s.m.shellPath, err)
 	}
 	p := &bashProc{
 		cmd: cmd, pid: cmd.Process.Pid, spec: spec, dir: own, fresh: fresh, stamps: stamps, nested: plan.Nested(),
-		wake: wakeW, fr: frR, req: fds.reqW, exited: make(chan struct{}),
+		wake: fds.wakeW, fr: fds.frR, req: fds.reqW, exited: make(chan struct{}),
 		frames: make(chan frame, 4), quit: make(chan struct{}), saved: -1, hello: make(chan struct{}),
 		savec: make(chan struct{}, 1), gen: s.gen,
 	}
