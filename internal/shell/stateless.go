@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -44,7 +45,6 @@ func mayChangeState(command string) (change bool, names []string) {
 		return true, nil
 	}
 	atStart, cmd := true, ""
-	var seen map[string]bool
 	for _, w := range splitWords(command) {
 		switch {
 		case w == "":
@@ -62,14 +62,10 @@ func mayChangeState(command string) (change bool, names []string) {
 		if !isPlainName(w) || (isShellWord(w) && !harmlessBuiltins[w]) {
 			return true, nil
 		}
-		if !seen[w] {
+		if !slices.Contains(names, w) {
 			if len(names) == maxStatelessNames {
 				return true, nil
 			}
-			if seen == nil {
-				seen = make(map[string]bool)
-			}
-			seen[w] = true
 			names = append(names, w)
 		}
 	}
