@@ -27,11 +27,8 @@ type Checked struct {
 // parsing it again cost as much as its own rules).
 func Check(command string, opts Options) Checked {
 	f, err := parse(command)
-	c := Checked{Command: command, Verdict: analyzeParsed(command, f, err, opts), Why: "the command is empty"}
-	if strings.TrimSpace(command) != "" {
-		c.ReadOnly, c.Why = readOnlyParsed(f, err, opts)
-	}
-	c.Noexec = err != nil || noexecIn(f)
+	c := Checked{Command: command, Verdict: analyzeParsed(command, f, err, opts), Noexec: noexecParsed(f, err)}
+	c.ReadOnly, c.Why = readOnlyParsed(command, f, err, opts)
 	return c
 }
 
@@ -48,10 +45,14 @@ func Check(command string, opts Options) Checked {
 // the next command gets a new bash.
 func SetsNoexec(command string) bool {
 	f, err := parse(command)
-	return err != nil || noexecIn(f)
+	return noexecParsed(f, err)
 }
 
-func noexecIn(f *syntax.File) bool {
+// noexecParsed is SetsNoexec on a command as parse read it (f, or err).
+func noexecParsed(f *syntax.File, err error) bool {
+	if err != nil {
+		return true
+	}
 	found := false
 	syntax.Walk(f, func(n syntax.Node) bool {
 		if ce, ok := n.(*syntax.CallExpr); ok && !found {

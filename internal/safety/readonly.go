@@ -26,15 +26,15 @@ import (
 // A bare name runs whatever PATH and the session's shell functions make it;
 // olly trusts those, since changing them takes an approved command.
 func ReadOnly(command string, opts Options) (ok bool, reason string) {
+	f, err := parse(command)
+	return readOnlyParsed(command, f, err, opts)
+}
+
+// readOnlyParsed is ReadOnly on command as parse read it (f, or err).
+func readOnlyParsed(command string, f *syntax.File, err error, opts Options) (ok bool, reason string) {
 	if strings.TrimSpace(command) == "" {
 		return false, "the command is empty"
 	}
-	f, err := parse(command)
-	return readOnlyParsed(f, err, opts)
-}
-
-// readOnlyParsed is ReadOnly on a command as parse read it (f, or err).
-func readOnlyParsed(f *syntax.File, err error, opts Options) (ok bool, reason string) {
 	if err != nil {
 		return false, "the shell cannot parse it"
 	}
