@@ -133,12 +133,9 @@ __olly_post() {
 	__olly_rc=$?
 	[[ -n $__olly_in ]] || return 0
 	__olly_in=
-	# A command found stateless cannot have set options or traps.
-	if [[ $__olly_sv == 1 ]]; then
-		__olly_reset
-	else
-		builtin shopt -u expand_aliases
-	fi
+	# A command found stateless cannot have set options or traps (nor
+	# had aliases on: only a saved command turns them on).
+	[[ $__olly_sv != 1 ]] || __olly_reset
 	__olly_f=
 	[[ $! == "$__olly_bg" ]] || __olly_f=b
 	[[ $__olly_sv != 1 ]] || __olly_f+=s
