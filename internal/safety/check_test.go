@@ -86,15 +86,8 @@ func checkCorpus() []string {
 	return append(out, installScript)
 }
 
-// tokenizerMisreads lists inputs on which the old tokenizer saw set -n
-// where bash does not run it (so SetsNoexec rightly says false).
-var tokenizerMisreads = map[string]bool{
-	"cat <<E\nset -n\nE": true,
-	"echo a{ set -n":     true,
-}
-
 // checkAgrees fails t unless Check gives what Analyze, ReadOnly and
-// SetsNoexec give, and finds every set -n the old tokenizer found.
+// SetsNoexec give.
 func checkAgrees(t *testing.T, command string, opts Options) {
 	t.Helper()
 	c := Check(command, opts)
@@ -106,9 +99,6 @@ func checkAgrees(t *testing.T, command string, opts Options) {
 	}
 	if c.Command != command || c.Noexec != SetsNoexec(command) {
 		t.Fatalf("Check(%q) noexec %v, SetsNoexec %v", command, c.Noexec, !c.Noexec)
-	}
-	if tokenSetsNoexec(command) && !c.Noexec && !tokenizerMisreads[command] {
-		t.Fatalf("the old tokenizer found set -n in %q, Check does not", command)
 	}
 }
 
