@@ -16,7 +16,10 @@ import (
 // renderScript drives a conversation from ops (one byte each) and checks,
 // after each op, that Render — kept marks, one slice per format, as the
 // agent calls it — and AppendMessages give what a full rendering gives,
-// and that the messages Render says it kept are the last call's.
+// and that the messages Render says it kept are the last call's. Per
+// format, one caller passes a fresh copy each time and one passes its own
+// slice back, clearing the tail a shorter rendering left (as the agent's
+// request does, internal/agent/request.go).
 func renderScript(t *testing.T, ops []byte) {
 	t.Helper()
 	c := NewConversation()
@@ -36,7 +39,7 @@ func renderScript(t *testing.T, ops []byte) {
 		msgs []llm.Message
 		mark RenderMark
 	}
-	var slots [2]slot
+	var slots [4]slot // format i%2; i >= 2 reuse their own slice
 	var calls []string
 	for k, op := range ops {
 		switch op % 12 {
@@ -74,15 +77,24 @@ func renderScript(t *testing.T, ops []byte) {
 			loads = !loads
 			c.SetImageLoader(loader)
 		case 11:
-			slots[op/12%2].mark = RenderMark{} // a caller that starts over
+			slots[op/12%4].mark = RenderMark{} // a caller that starts over
 		}
-		for f := range slots {
-			s := &slots[f]
+		for i := range slots {
+			s, f := &slots[i], i%2
 			prev := append([]llm.Message(nil), s.msgs...)
 			sys := llm.Message{Role: llm.RoleSystem, Content: "system"}
 			var same int
-			in := append([]llm.Message{sys}, s.msgs[min(1, len(s.msgs)):]...)
+			var in []llm.Message
+			if i < 2 {
+				in = append([]llm.Message{sys}, s.msgs[min(1, len(s.msgs)):]...)
+			} else if in = s.msgs; len(in) == 0 {
+				in = append(in, sys)
+			}
+			in[0] = sys
 			s.msgs, s.mark, same = c.Render(in, 1, Format(f), s.mark)
+			if len(in) > len(s.msgs) {
+				clear(in[len(s.msgs):])
+			}
 			c.mu.Lock()
 			want := render(c.entries, Format(f), false, c.images, []llm.Message{sys}).out
 			c.mu.Unlock()
