@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/olly-agent/olly/internal/event"
+	"github.com/olly-agent/olly/internal/llm"
+	"github.com/olly-agent/olly/internal/llm/llmtest"
+)
+
+// preparedChecks counts what checkPrepared saw.
+type preparedChecks struct{ requests, kept, trimmed int }
+
+// checkPrepared compares every request prepare built, and the estimate it
+// recorded (contextState.last), with a full rendering of the conversation
+// estimated afresh (no kept messages, no counted positions), trimmed as
+// fit.go trims when that does not fit: the incremental rendering and
+// estimate (session.Render, countedMessages) must give the same.
+func checkPrepared(t *testing.T, seen *preparedChecks) func(b *requestBuilder, req *llm.ChatRequest) {
+	return func(b *requestBuilder, req *llm.ChatRequest) {
+		seen.requests++
+		seen.kept += req.Kept
+		msgs := append([]llm.Message{{Role: llm.RoleSystem, Content: b.system()}}, b.t.History.AppendMessages(nil, b.format)...)
+		if !b.vision {
+			dropImages(msgs[1:])
+		}
+		want := &llm.ChatRequest{Messages: msgs, Tools: req.Tools}
+		fresh := &contextState{numCtx: b.cs.numCtx, maxTokens: b.cs.maxTokens, ratio: b.cs.ratio,
+			textTools: b.cs.textTools, instructions: b.cs.instructions}
+		est := fresh.estimate(want, 0)
+		if limit := fresh.promptLimit(); fresh.fitSize(est.total) > limit {
+			seen.trimmed++
+			want, est = fresh.trimResults(want, est, limit)
+		}
+		if !reflect.DeepEqual(want.Messages, req.Messages) {
+			t.Errorf("request %d differs from a full rendering (-full +prepared):\n%s", seen.requests, cmp.Diff(want.Messages, req.Messages))
+		}
+		if !reflect.DeepEqual(est, b.cs.last) {
+			t.Errorf("request %d: estimate %+v, counted afresh %+v", seen.requests, b.cs.last, est)
+		}
+	}
+}
+
+// TestPreparedAsFullRendering: in a 4,096-token window, where the
+// conversation is compacted and too large results are shortened, every
+// request and its estimate are those of a full rendering counted afresh,
+// in both tool-call formats.
+func TestPreparedAsFullRendering(t *testing.T) {
+	for _, native := range []bool{true, false} {
+		t.Run(formatName(native), func(t *testing.T) {
+			h := newHarness(t, native, harnessOpt{ctxLen: 8192, cfg: Config{MaxIterations: 20}})
+			var seen preparedChecks
+			h.agent.prepared = checkPrepared(t, &seen)
+			for i := range 20 {
+				h.write(fmt.Sprintf("f%02d.go", i), sourceFile(i))
+			}
+			h.write("big.go", strings.Repeat(sourceFile(99), 10))
+			step := 0
+			h.srv.Handle(func(r *llmtest.Request) llmtest.Response {
+				if strings.Contains(r.Messages[0].Content, "You are summarising the earlier part of a coding session") {
+					return llmtest.Reply(llmtest.Text("<analysis>CURRENT STATE: reading the files one by one.\nREMAINING WORK: read the rest.</analysis>"))
+				}
+				step++
+				switch {
+				case step >= 20:
+					return llmtest.Reply(llmtest.Text("All files read. [TASK_COMPLETE]"))
+				case step == 10:
+					return llmtest.Reply(llmtest.Text("Reading the big one."), h.call("run_terminal_command", `{"command": "cat big.go"}`))
+				}
+				return llmtest.Reply(llmtest.Text(fmt.Sprintf("Reading file %d.", step)),
+					h.call("run_terminal_command", fmt.Sprintf(`{"command": "cat f%02d.go"}`, step)))
+			})
+			res := h.prompt("read every file f01.go to f19.go and big.go with cat, one per step, then say you are done")
+			if res.Status != event.FinishDone || step != 20 {
+				t.Fatalf("result %+v after %d steps", res, step)
+			}
+			compactions := len(payloads[event.Compaction](h.live))
+			t.Logf("%d requests checked, %d messages kept, %d trimmed, %d compactions", seen.requests, seen.kept, seen.trimmed, compactions)
+			if seen.requests < 20 || seen.kept == 0 || seen.trimmed == 0 || compactions == 0 {
+				t.Fatalf("%d requests checked, %d messages kept, %d trimmed, %d compactions: the run did not exercise what it checks", seen.requests, seen.kept, seen.trimmed, compactions)
+			}
+		})
+	}
+}
