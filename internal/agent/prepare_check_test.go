@@ -46,44 +46,54 @@ func checkPrepared(t *testing.T, seen *preparedChecks) func(b *requestBuilder, r
 	}
 }
 
-// TestPreparedAsFullRendering: in a 4,096-token window, where the
-// conversation is compacted and too large results are shortened, every
-// request and its estimate are those of a full rendering counted afresh,
-// in both tool-call formats.
+// TestPreparedAsFullRendering: in small windows, where the conversation is
+// compacted and too large results are shortened, every request and its
+// estimate are those of a full rendering counted afresh, in both tool-call
+// formats. The 8,192-token window compacts at almost every iteration; the
+// 16,384-token one keeps more messages between compactions.
 func TestPreparedAsFullRendering(t *testing.T) {
-	for _, native := range []bool{true, false} {
-		t.Run(formatName(native), func(t *testing.T) {
-			h := newHarness(t, native, harnessOpt{ctxLen: 8192, cfg: Config{MaxIterations: 20}})
-			var seen preparedChecks
-			h.agent.prepared = checkPrepared(t, &seen)
-			for i := range 20 {
-				h.write(fmt.Sprintf("f%02d.go", i), sourceFile(i))
-			}
-			h.write("big.go", strings.Repeat(sourceFile(99), 10))
-			step := 0
-			h.srv.Handle(func(r *llmtest.Request) llmtest.Response {
-				if strings.Contains(r.Messages[0].Content, "You are summarising the earlier part of a coding session") {
-					return llmtest.Reply(llmtest.Text("<analysis>CURRENT STATE: reading the files one by one.\nREMAINING WORK: read the rest.</analysis>"))
-				}
-				step++
-				switch {
-				case step >= 20:
-					return llmtest.Reply(llmtest.Text("All files read. [TASK_COMPLETE]"))
-				case step == 10:
-					return llmtest.Reply(llmtest.Text("Reading the big one."), h.call("run_terminal_command", `{"command": "cat big.go"}`))
-				}
-				return llmtest.Reply(llmtest.Text(fmt.Sprintf("Reading file %d.", step)),
-					h.call("run_terminal_command", fmt.Sprintf(`{"command": "cat f%02d.go"}`, step)))
+	for _, tc := range []struct{ window, big int }{{8192, 10}, {16384, 40}} {
+		for _, native := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%d/%s", tc.window, formatName(native)), func(t *testing.T) {
+				preparedRun(t, native, tc.window, tc.big)
 			})
-			res := h.prompt("read every file f01.go to f19.go and big.go with cat, one per step, then say you are done")
-			if res.Status != event.FinishDone || step != 20 {
-				t.Fatalf("result %+v after %d steps", res, step)
-			}
-			compactions := len(payloads[event.Compaction](h.live))
-			t.Logf("%d requests checked, %d messages kept, %d trimmed, %d compactions", seen.requests, seen.kept, seen.trimmed, compactions)
-			if seen.requests < 20 || seen.kept == 0 || seen.trimmed == 0 || compactions == 0 {
-				t.Fatalf("%d requests checked, %d messages kept, %d trimmed, %d compactions: the run did not exercise what it checks", seen.requests, seen.kept, seen.trimmed, compactions)
-			}
-		})
+		}
+	}
+}
+
+// preparedRun runs a 20-iteration turn in a window of numCtx tokens whose
+// tenth step reads a file big times sourceFile's size, and checks every
+// request (checkPrepared).
+func preparedRun(t *testing.T, native bool, numCtx, big int) {
+	h := newHarness(t, native, harnessOpt{ctxLen: numCtx, cfg: Config{MaxIterations: 20}})
+	var seen preparedChecks
+	h.agent.prepared = checkPrepared(t, &seen)
+	for i := range 20 {
+		h.write(fmt.Sprintf("f%02d.go", i), sourceFile(i))
+	}
+	h.write("big.go", strings.Repeat(sourceFile(99), big))
+	step := 0
+	h.srv.Handle(func(r *llmtest.Request) llmtest.Response {
+		if strings.Contains(r.Messages[0].Content, "You are summarising the earlier part of a coding session") {
+			return llmtest.Reply(llmtest.Text("<analysis>CURRENT STATE: reading the files one by one.\nREMAINING WORK: read the rest.</analysis>"))
+		}
+		step++
+		switch {
+		case step >= 20:
+			return llmtest.Reply(llmtest.Text("All files read. [TASK_COMPLETE]"))
+		case step == 10:
+			return llmtest.Reply(llmtest.Text("Reading the big one."), h.call("run_terminal_command", `{"command": "cat big.go"}`))
+		}
+		return llmtest.Reply(llmtest.Text(fmt.Sprintf("Reading file %d.", step)),
+			h.call("run_terminal_command", fmt.Sprintf(`{"command": "cat f%02d.go"}`, step)))
+	})
+	res := h.prompt("read every file f01.go to f19.go and big.go with cat, one per step, then say you are done")
+	if res.Status != event.FinishDone || step != 20 {
+		t.Fatalf("result %+v after %d steps", res, step)
+	}
+	compactions := len(payloads[event.Compaction](h.live))
+	t.Logf("%d requests checked, %d messages kept, %d trimmed, %d compactions", seen.requests, seen.kept, seen.trimmed, compactions)
+	if seen.requests < 20 || seen.kept == 0 || seen.trimmed == 0 || compactions == 0 {
+		t.Fatalf("%d requests checked, %d messages kept, %d trimmed, %d compactions: the run did not exercise what it checks", seen.requests, seen.kept, seen.trimmed, compactions)
 	}
 }
