@@ -14,7 +14,7 @@ import (
 )
 
 // preparedChecks counts what checkPrepared saw.
-type preparedChecks struct{ requests, kept, trimmed int }
+type preparedChecks struct{ requests, kept, trimmed, noImages int }
 
 // checkPrepared compares every request prepare built, and the estimate it
 // recorded (contextState.last), with a full rendering of the conversation
@@ -25,6 +25,11 @@ func checkPrepared(t *testing.T, seen *preparedChecks) func(b *requestBuilder, r
 	return func(b *requestBuilder, req *llm.ChatRequest) {
 		seen.requests++
 		seen.kept += req.Kept
+		for _, m := range req.Messages {
+			if strings.Contains(m.Content, "left out: this model cannot read images") {
+				seen.noImages++
+			}
+		}
 		msgs := append([]llm.Message{{Role: llm.RoleSystem, Content: b.system()}}, b.t.History.AppendMessages(nil, b.format)...)
 		if !b.vision {
 			dropImages(msgs[1:])
@@ -72,6 +77,12 @@ func preparedRun(t *testing.T, native bool, numCtx, big int) {
 		h.write(fmt.Sprintf("f%02d.go", i), sourceFile(i))
 	}
 	h.write("big.go", strings.Repeat(sourceFile(99), big))
+	// A prompt with an image, refused (no vision): the turn after has it
+	// in its history, its image dropped with a note (dropImages).
+	h.write("shot.png", string(testPNG(t)))
+	if res := h.prompt("what is in @shot.png?"); res.Status != event.FinishFailed {
+		t.Fatalf("image prompt without vision: %s", res.Status)
+	}
 	step := 0
 	h.srv.Handle(func(r *llmtest.Request) llmtest.Response {
 		if strings.Contains(r.Messages[0].Content, "You are summarising the earlier part of a coding session") {
@@ -92,8 +103,8 @@ func preparedRun(t *testing.T, native bool, numCtx, big int) {
 		t.Fatalf("result %+v after %d steps", res, step)
 	}
 	compactions := len(payloads[event.Compaction](h.live))
-	t.Logf("%d requests checked, %d messages kept, %d trimmed, %d compactions", seen.requests, seen.kept, seen.trimmed, compactions)
-	if seen.requests < 20 || seen.kept == 0 || seen.trimmed == 0 || compactions == 0 {
-		t.Fatalf("%d requests checked, %d messages kept, %d trimmed, %d compactions: the run did not exercise what it checks", seen.requests, seen.kept, seen.trimmed, compactions)
+	t.Logf("%d requests checked, %d messages kept, %d trimmed, %d compactions, %d images dropped", seen.requests, seen.kept, seen.trimmed, compactions, seen.noImages)
+	if seen.requests < 20 || seen.kept == 0 || seen.trimmed == 0 || compactions == 0 || seen.noImages == 0 {
+		t.Fatalf("%d requests checked, %d messages kept, %d trimmed, %d compactions, %d images dropped: the run did not exercise what it checks", seen.requests, seen.kept, seen.trimmed, compactions, seen.noImages)
 	}
 }
