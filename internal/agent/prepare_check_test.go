@@ -11,10 +11,14 @@ import (
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/llm/llmtest"
+	"github.com/olly-agent/olly/internal/session"
 )
 
 // preparedChecks counts what checkPrepared saw.
-type preparedChecks struct{ requests, kept, trimmed, noImages int }
+type preparedChecks struct {
+	requests, kept, trimmed, noImages, switches int
+	format                                      session.Format
+}
 
 // checkPrepared compares every request prepare built, and the estimate it
 // recorded (contextState.last), with a full rendering of the conversation
@@ -23,7 +27,11 @@ type preparedChecks struct{ requests, kept, trimmed, noImages int }
 // estimate (session.Render, countedMessages) must give the same.
 func checkPrepared(t *testing.T, seen *preparedChecks) func(b *requestBuilder, req *llm.ChatRequest) {
 	return func(b *requestBuilder, req *llm.ChatRequest) {
+		if seen.requests > 0 && b.format != seen.format {
+			seen.switches++
+		}
 		seen.requests++
+		seen.format = b.format
 		seen.kept += req.Kept
 		for _, m := range req.Messages {
 			if strings.Contains(m.Content, "left out: this model cannot read images") {
@@ -60,17 +68,26 @@ func TestPreparedAsFullRendering(t *testing.T) {
 	for _, tc := range []struct{ window, big int }{{8192, 10}, {16384, 40}} {
 		for _, native := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%d/%s", tc.window, formatName(native)), func(t *testing.T) {
-				preparedRun(t, native, tc.window, tc.big)
+				preparedRun(t, native, tc.window, tc.big, false)
 			})
 		}
+		// Tools guessed: the first request, native, is refused, and the
+		// run switches to text tool calls (toolsRefused).
+		t.Run(fmt.Sprintf("%d/switch", tc.window), func(t *testing.T) {
+			preparedRun(t, false, tc.window, tc.big, true)
+		})
 	}
 }
 
 // preparedRun runs a 20-iteration turn in a window of numCtx tokens whose
 // tenth step reads a file big times sourceFile's size, and checks every
 // request (checkPrepared).
-func preparedRun(t *testing.T, native bool, numCtx, big int) {
-	h := newHarness(t, native, harnessOpt{ctxLen: numCtx, cfg: Config{MaxIterations: 20}})
+func preparedRun(t *testing.T, native bool, numCtx, big int, guessed bool) {
+	o := harnessOpt{ctxLen: numCtx, cfg: Config{MaxIterations: 20}}
+	if guessed {
+		o.wrap = func(p llm.Provider) llm.Provider { return guessedTools{p} }
+	}
+	h := newHarness(t, native, o)
 	var seen preparedChecks
 	h.agent.prepared = checkPrepared(t, &seen)
 	for i := range 20 {
@@ -78,10 +95,13 @@ func preparedRun(t *testing.T, native bool, numCtx, big int) {
 	}
 	h.write("big.go", strings.Repeat(sourceFile(99), big))
 	// A prompt with an image, refused (no vision): the turn after has it
-	// in its history, its image dropped with a note (dropImages).
-	h.write("shot.png", string(testPNG(t)))
-	if res := h.prompt("what is in @shot.png?"); res.Status != event.FinishFailed {
-		t.Fatalf("image prompt without vision: %s", res.Status)
+	// in its history, its image dropped with a note (dropImages). Not with
+	// guessed capabilities, where vision is assumed.
+	if !guessed {
+		h.write("shot.png", string(testPNG(t)))
+		if res := h.prompt("what is in @shot.png?"); res.Status != event.FinishFailed {
+			t.Fatalf("image prompt without vision: %s", res.Status)
+		}
 	}
 	step := 0
 	h.srv.Handle(func(r *llmtest.Request) llmtest.Response {
@@ -103,8 +123,11 @@ func preparedRun(t *testing.T, native bool, numCtx, big int) {
 		t.Fatalf("result %+v after %d steps", res, step)
 	}
 	compactions := len(payloads[event.Compaction](h.live))
-	t.Logf("%d requests checked, %d messages kept, %d trimmed, %d compactions, %d images dropped", seen.requests, seen.kept, seen.trimmed, compactions, seen.noImages)
-	if seen.requests < 20 || seen.kept == 0 || seen.trimmed == 0 || compactions == 0 || seen.noImages == 0 {
+	t.Logf("%d requests checked, %d messages kept, %d trimmed, %d compactions, %d images dropped, %d format switches", seen.requests, seen.kept, seen.trimmed, compactions, seen.noImages, seen.switches)
+	if guessed != (seen.switches == 1) {
+		t.Fatalf("%d format switches, tools guessed %v", seen.switches, guessed)
+	}
+	if seen.requests < 20 || seen.kept == 0 || seen.trimmed == 0 || compactions == 0 || (seen.noImages == 0 && !guessed) {
 		t.Fatalf("%d requests checked, %d messages kept, %d trimmed, %d compactions, %d images dropped: the run did not exercise what it checks", seen.requests, seen.kept, seen.trimmed, compactions, seen.noImages)
 	}
 }
