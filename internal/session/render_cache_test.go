@@ -19,7 +19,8 @@ import (
 // and that the messages Render says it kept are the last call's. Per
 // format, one caller passes a fresh copy each time and one passes its own
 // slice back, clearing the tail a shorter rendering left (as the agent's
-// request does, internal/agent/request.go).
+// request does, internal/agent/request.go); the latter switch format
+// every 7 ops, passing the mark of the other format.
 func renderScript(t *testing.T, ops []byte) {
 	t.Helper()
 	c := NewConversation()
@@ -81,6 +82,9 @@ func renderScript(t *testing.T, ops []byte) {
 		}
 		for i := range slots {
 			s, f := &slots[i], i%2
+			if i >= 2 {
+				f = (i + k/7) % 2 // the format changes every 7 ops, the mark kept
+			}
 			prev := append([]llm.Message(nil), s.msgs...)
 			sys := llm.Message{Role: llm.RoleSystem, Content: "system"}
 			var same int
