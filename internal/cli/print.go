@@ -195,8 +195,7 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 	// The loop's own pages, as the last run used them, come back at once
 	// instead of one fault at a time (internal/exewarm).
 	exetrim.Trim()
-	pages := filepath.Join(cfg.Paths().StateDir, "exe-pages-print")
-	prefaulted := exewarm.Prefault(pages)
+	warm := exewarm.Start(filepath.Join(cfg.Paths().StateDir, "exe-pages-print"))
 	code, err := printmode.Run(runCtx, printmode.Options{
 		Sessions:  a.Sessions,
 		Approvals: a.Approvals,
@@ -210,10 +209,8 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 		Color:     f.IO.Color,
 		Terminal:  terminal,
 	})
-	if prefaulted == 0 {
-		if err := exewarm.Save(pages); err != nil {
-			logger.Debug("exewarm: not saved", "err", err)
-		}
+	if err := warm.End(); err != nil {
+		logger.Debug("exewarm: not saved", "err", err)
 	}
 	return printExit(code, err)
 }

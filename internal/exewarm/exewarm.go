@@ -21,3 +21,23 @@
 // not fit the executable, is ignored. A missing or unreadable record only
 // means the faults happen as before.
 package exewarm
+
+// Run is one run's use of a record: Start maps its pages back, End saves a
+// new record when there was none to use. A run that prefaulted does not
+// save (see Prefault): pages mapped back and never used would be recorded
+// again, and the record would only grow.
+type Run struct {
+	path       string
+	prefaulted int
+}
+
+// Start prefaults the pages the record at path names.
+func Start(path string) Run { return Run{path: path, prefaulted: Prefault(path)} }
+
+// End saves the record when Start had none to use.
+func (r Run) End() error {
+	if r.prefaulted > 0 {
+		return nil
+	}
+	return Save(r.path)
+}

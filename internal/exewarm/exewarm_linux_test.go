@@ -215,3 +215,36 @@ func FuzzParseRuns(f *testing.F) {
 		}
 	})
 }
+
+// TestRunSavesOnlyWithoutPrefault follows print mode's use: two runs learn
+// the record (each saves), the third prefaults from it and leaves it as it
+// was (a run that prefaulted would record its mapped-back pages again).
+func TestRunSavesOnlyWithoutPrefault(t *testing.T) {
+	spans := armedOrSkip(t)
+	path := filepath.Join(t.TempDir(), "pages")
+	for i := range 2 {
+		if err := Start(path).End(); err != nil {
+			t.Fatalf("run %d: %v", i+1, err)
+		}
+	}
+	if _, kind, ok := load(path, spans); !ok || kind != ready {
+		t.Fatalf("after two runs: %q, %v; want ready", kind, ok)
+	}
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := Start(path)
+	if run.prefaulted == 0 {
+		t.Fatal("the third run prefaulted nothing from a ready record")
+	}
+	if err := os.WriteFile(path, append(before, "garbage\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := run.End(); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before)+"garbage\n" {
+		t.Error("a run that prefaulted saved a record")
+	}
+}
