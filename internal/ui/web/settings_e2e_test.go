@@ -62,11 +62,13 @@ func TestBrowserSettings(t *testing.T) {
 	if dis := value(t, browser, chromedp.Evaluate[bool](`document.querySelector('#settings [data-scope="approval.mode"] option[value="project"]').disabled`)); !dis {
 		t.Error("approval.mode may be put in the project file")
 	}
+	n := drawCount(t, browser)
 	run(t, browser,
 		chromedp.SetValue(`#settings [data-input="approval.mode"]`, "ask"),
 		chromedp.Click(`#settings button[data-save="approval.mode"]`),
 	)
 	toastHas(t, browser, "approval.mode: saved", "olly reads approval.mode when it starts: restart it")
+	redrawn(t, browser, n)
 	if !value(t, browser, chromedp.Evaluate[bool](`!!document.querySelector('#settings [data-key="approval.mode"] .srestart')`)) {
 		t.Error("approval.mode, read when olly starts, is not marked as needing a restart")
 	}
@@ -80,9 +82,11 @@ func TestBrowserSettings(t *testing.T) {
 		chromedp.WaitVisible(`#settings [data-add-rule]`),
 		chromedp.Click(`#settings [data-add-rule]`),
 		chromedp.SetValue(`#settings [data-rules] tr:last-child .rpat`, "**/secrets/**"),
-		chromedp.Click(`#settings [data-save-rules]`),
 	)
+	n = drawCount(t, browser)
+	run(t, browser, chromedp.Click(`#settings [data-save-rules]`))
 	toastSays(t, browser, "agent.sensitiveFilePatterns: saved")
+	redrawn(t, browser, n)
 	if b, _ := os.ReadFile(global); !strings.Contains(string(b), "**/secrets/**") || !strings.Contains(string(b), "**/.env*") {
 		t.Errorf("the global file lacks the new pattern or the old ones:\n%s", b)
 	}
@@ -103,11 +107,13 @@ func settingsServerChange(t *testing.T, s *stack, browser context.Context) {
 	if value(t, browser, chromedp.Evaluate[bool](`!!document.querySelector('#settings [data-key="baseUrl"] .srestart')`)) {
 		t.Error("baseUrl, which applies from the next turn, is marked as needing a restart")
 	}
+	n := drawCount(t, browser)
 	run(t, browser,
 		chromedp.SetValue(`#settings [data-input="baseUrl"]`, other.URL()),
 		chromedp.Click(`#settings button[data-save="baseUrl"]`),
 	)
 	toastHas(t, browser, "baseUrl: saved", "applies from the next turn")
+	redrawn(t, browser, n)
 	run(t, browser,
 		chromedp.Click(`#settings button[data-tab="models"]`),
 		chromedp.WaitVisible(`#settings tr[data-model="elsewhere:latest"]`),
@@ -156,4 +162,19 @@ func toastHas(t *testing.T, ctx context.Context, prefix, words string) {
 		t.Fatalf("the page says %q, want %q… with %q", got, prefix, words)
 	}
 	value(t, ctx, chromedp.Evaluate[bool](`document.querySelector("#toast").hidden = true`))
+}
+
+// drawCount is how many times the settings panel was drawn. A save shows
+// its toast and then draws the panel again (settings.js: set, refresh), so
+// an action right after the toast can hit a node the redraw replaces
+// ("Could not find node with given id"): wait for it with redrawn.
+func drawCount(t *testing.T, browser context.Context) string {
+	t.Helper()
+	return value(t, browser, chromedp.Evaluate[string](`document.querySelector("#settings").dataset.rendered`))
+}
+
+// redrawn waits until the panel was drawn again since drawCount said n.
+func redrawn(t *testing.T, browser context.Context, n string) {
+	t.Helper()
+	run(t, browser, waitFor(`document.querySelector("#settings").dataset.rendered !== "`+n+`"`))
 }
