@@ -231,7 +231,7 @@ func (s *Store) storedHead(ctx context.Context, session string) (*queuedHead, er
 	s.headReads.Add(1)
 	h := &queuedHead{}
 	var updated int64
-	err := s.stmts.readHeadR.QueryRowContext(ctx, session).Scan(&h.leaf, &h.last, &updated)
+	err := s.readHeadR.QueryRowContext(ctx, session).Scan(&h.leaf, &h.last, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}

@@ -7,7 +7,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"runtime"
@@ -247,25 +246,22 @@ func (rc *rawConn) moveLeafTo(ctx context.Context, id string, h *head) error {
 // ErrConflict. A record for a missing session fails alone (r.err); any
 // other error fails the whole batch, and nothing of it is stored.
 func (s *Store) writeBatch(batch []*appendReq) error {
-	n := countRecords(batch)
-	if n == 0 {
+	if countRecords(batch) == 0 {
 		return nil
 	}
 	// Not the callers' contexts: one caller giving up must not abort the
 	// others' commit.
 	ctx := context.Background()
 	defer s.ins.reset() // a batch that fails half-way leaves no rows to the next
-	return s.withRaw(ctx, func(rc *rawConn) error {
-		if err := s.ins.prepare(ctx, rc.dc, n); err != nil {
-			return err
-		}
-		return rc.inTx(ctx, func() error { return s.writeRows(ctx, rc, batch) })
+	return s.withRaw(ctx, func(wc *writerConn) error {
+		return wc.raw.inTx(ctx, func() error { return s.writeRows(ctx, wc, batch) })
 	})
 }
 
 // writeRows places the batch's events, inserts them and moves the
 // sessions' leaves, inside the batch's transaction.
-func (s *Store) writeRows(ctx context.Context, rc *rawConn, batch []*appendReq) error {
+func (s *Store) writeRows(ctx context.Context, wc *writerConn, batch []*appendReq) error {
+	rc := &wc.raw
 	heads := make(map[string]*head, 1)
 	for _, r := range batch {
 		rec := r.rec
@@ -304,7 +300,7 @@ func (s *Store) writeRows(ctx context.Context, rc *rawConn, batch []*appendReq) 
 	}
 	// Inserted after all are placed: a session's head is read before any
 	// of its rows, as when each was inserted in turn.
-	if err := s.ins.insert(ctx); err != nil {
+	if err := s.ins.insert(ctx, wc); err != nil {
 		return err
 	}
 	for id, h := range heads {
@@ -332,20 +328,6 @@ func countRecords(batch []*appendReq) int {
 // the commit's moveLeaf; the queueing side ignores it).
 const readHeadSQL = `SELECT leaf_seq,
 	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id), updated_at FROM sessions WHERE id = ?`
-
-// appendStmts are the append path's statements outside the committer
-// (whose own are in rawconn.go and insertrows.go).
-type appendStmts struct {
-	// readHeadR is readHead on the readers: where a session's next queued
-	// event goes, read without waiting for the writer.
-	readHeadR *sql.Stmt
-}
-
-func (st *appendStmts) close() {
-	if st.readHeadR != nil {
-		st.readHeadR.Close()
-	}
-}
 
 // indexEventsSQL adds the text of events with ids in [?, ?] to the
 // full-text index in one statement (migrations/0005_search.sql says why

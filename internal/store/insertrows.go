@@ -13,19 +13,18 @@ import (
 // AUTOINCREMENT counter's update) and a dozen allocations. A batch of up
 // to maxExactRows events is one statement of exactly that many rows;
 // larger ones are cut into 64s and 16s and the rest. Statements are
-// prepared on the writer the first time a batch needs them.
+// prepared on the writer the first time a batch needs them (insertStmt).
 const (
 	maxExactRows = 16
 	bigChunk     = 64
 )
 
 // rowInserter is the committer's: only the committer goroutine uses it.
-// Its statements are the writer connection's (writerConn.inserts, set by
-// withRaw before every batch): they are finalized when it closes.
+// Its statements are the writer connection's (writerConn.inserts): they
+// are finalized when it closes.
 type rowInserter struct {
-	stmts map[int]rawStmt // by row count
-	rows  []*EventRecord  // the batch's events to insert, in order
-	types map[string]any  // boxType's
+	rows  []*EventRecord // the batch's events to insert, in order
+	types map[string]any // boxType's
 	args  []driver.NamedValue
 }
 
@@ -52,54 +51,29 @@ func chunkFor(n int) int {
 	return n
 }
 
-// preparedChunk is the largest prepared INSERT for at most n rows (n >
-// 0). Events that fail alone (a conflict, a missing session) leave fewer
-// rows than prepare planned for, and the split of the rest may need a row
-// count it did not prepare; the one-row statement always is.
-func (r *rowInserter) preparedChunk(n int) int {
-	if n >= bigChunk && r.stmts[bigChunk] != nil {
-		return bigChunk
+// insertStmt is the INSERT of k rows on wc, prepared the first time a
+// batch needs it: it lives as long as the connection (writerConn.Close).
+func (wc *writerConn) insertStmt(ctx context.Context, k int) (rawStmt, error) {
+	if st := wc.inserts[k]; st != nil {
+		return st, nil
 	}
-	for k := min(n, maxExactRows); k > 1; k-- {
-		if r.stmts[k] != nil {
-			return k
-		}
-	}
-	return 1
-}
-
-// prepare prepares the statements inserting n rows needs, and the
-// one-row statement, on the driver connection dc.
-func (r *rowInserter) prepare(ctx context.Context, dc any, n int) error {
-	for n = max(n, 1); n > 0; {
-		k := chunkFor(n)
-		if err := r.prepareRows(ctx, dc, k); err != nil {
-			return err
-		}
-		n -= k
-	}
-	// preparedChunk falls back to it when events fail alone: a fresh
-	// connection's map is empty, and a 9-event step prepares only 9 rows.
-	return r.prepareRows(ctx, dc, 1)
-}
-
-func (r *rowInserter) prepareRows(ctx context.Context, dc any, k int) error {
-	if r.stmts[k] != nil {
-		return nil
-	}
-	st, err := prepareRaw(ctx, dc, insertSQL(k))
+	st, err := prepareRaw(ctx, wc, insertSQL(k))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	r.stmts[k] = st
-	return nil
+	wc.inserts[k] = st
+	return st, nil
 }
 
-// insert inserts r.rows, in order.
-func (r *rowInserter) insert(ctx context.Context) error {
+// insert inserts r.rows, in order, on wc.
+func (r *rowInserter) insert(ctx context.Context, wc *writerConn) error {
 	recs := r.rows
 	for len(recs) > 0 {
-		k := r.preparedChunk(len(recs))
+		k := chunkFor(len(recs))
+		st, err := wc.insertStmt(ctx, k)
+		if err != nil {
+			return err
+		}
 		args := r.args[:0]
 		var session any // boxed once for a run of one session's rows
 		for i, rec := range recs[:k] {
@@ -109,7 +83,7 @@ func (r *rowInserter) insert(ctx context.Context) error {
 			args = appendArgs(args, session, rec.Seq, rec.ParentSeq, int64(rec.Turn), r.boxType(rec.Type),
 				payloadText(rec.Payload), nullString(rec.Text), rec.At.UnixMilli())
 		}
-		_, err := r.stmts[k].ExecContext(ctx, args)
+		_, err = st.ExecContext(ctx, args)
 		clear(args)
 		r.args = args[:0]
 		if err != nil {

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// Events that fail alone leave fewer rows than the batch prepared
-// INSERTs for: the rest still go in (12 queued rows prepare the 12-row
-// statement and the one-row one; the 10 left go in one row at a time),
-// also on a connection that had no one-row statement before the batch.
+// Events that fail alone leave fewer rows than were queued: the rest
+// still go in (of 12 queued rows, the 10 left go in with a 10-row
+// statement), also on a connection that has no insert statement yet: the
+// batch prepares the one it needs inside its transaction.
 func TestBatchWithConflictsInsertsTheRest(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), FileName)
@@ -29,13 +29,17 @@ func TestBatchWithConflictsInsertsTheRest(t *testing.T) {
 	newSession(t, s, "b")
 	s.headTrust = time.Hour
 	appendStep(t, s, "a", 1) // s now takes a's head as known
-	// As on a fresh writer connection: no one-row statement yet (the step
-	// above prepared it). The batch below must prepare it itself.
-	err = s.withRaw(ctx, func(rc *rawConn) error {
-		wc := rc.dc.(*writerConn)
-		if st := wc.inserts[1]; st != nil {
-			delete(wc.inserts, 1)
-			return st.Close()
+	// As on a fresh writer connection: no insert statement yet (the step
+	// above prepared some). The batch below must prepare its own.
+	err = s.withRaw(ctx, func(wc *writerConn) error {
+		if len(wc.inserts) == 0 {
+			return errors.New("the step prepared no insert statement")
+		}
+		for k, st := range wc.inserts {
+			delete(wc.inserts, k)
+			if err := st.Close(); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
@@ -86,23 +90,23 @@ func TestFailedBatchLeavesNoRows(t *testing.T) {
 	appendSessions(t, s, "c") // the committer's statements exist
 	var bad, good rawStmt
 	// abs() of the smallest integer is an SQLite error: b's head cannot be read.
-	err := s.withRaw(ctx, func(rc *rawConn) error {
+	err := s.withRaw(ctx, func(wc *writerConn) error {
 		var err error
-		bad, err = prepareRaw(ctx, rc.dc, `SELECT leaf_seq, 0,
+		bad, err = prepareRaw(ctx, wc, `SELECT leaf_seq, 0,
 		CASE WHEN id = 'b' THEN abs(-9223372036854775807 - 1) ELSE updated_at END FROM sessions WHERE id = ?`)
 		if err == nil {
-			good, rc.readHead = rc.readHead, bad
+			good, wc.raw.readHead = wc.raw.readHead, bad
 		}
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	restore := func(rc *rawConn) error {
-		if rc.readHead != bad {
+	restore := func(wc *writerConn) error {
+		if wc.raw.readHead != bad {
 			return nil // restored already
 		}
-		rc.readHead = good
+		wc.raw.readHead = good
 		return bad.Close()
 	}
 	defer func() { _ = s.withRaw(ctx, restore) }()

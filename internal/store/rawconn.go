@@ -29,7 +29,6 @@ type rawStmt interface {
 // which owns them (writerConn): they are finalized when it closes. Only
 // the committer uses it.
 type rawConn struct {
-	dc                      any // the writer connection the statements belong to
 	begin, commit, rollback rawStmt
 	// readHead reads a session's leaf, last seq and updated_at
 	// (readHeadSQL); moveLeaf and moveLeafOnly record the batch's end.
@@ -43,7 +42,7 @@ type rawConn struct {
 // Should database/sql have replaced the connection (it discards one that
 // reports itself unusable, whose Close finalized its statements), they
 // are prepared on the new one.
-func (s *Store) withRaw(ctx context.Context, f func(rc *rawConn) error) error {
+func (s *Store) withRaw(ctx context.Context, f func(wc *writerConn) error) error {
 	conn, err := s.w.Conn(ctx)
 	if err != nil {
 		return err
@@ -57,8 +56,7 @@ func (s *Store) withRaw(ctx context.Context, f func(rc *rawConn) error) error {
 		if err := wc.raw.prepare(ctx, wc); err != nil {
 			return fmt.Errorf("prepare the append statements: %w", err)
 		}
-		s.ins.stmts = wc.inserts
-		return f(&wc.raw)
+		return f(wc)
 	})
 }
 
@@ -85,10 +83,8 @@ func (rc *rawConn) prepare(ctx context.Context, wc *writerConn) error {
 	rc.moveLeafOnly = prep(`UPDATE sessions SET leaf_seq = ? WHERE id = ?`)
 	if err != nil {
 		rc.close()
-		return err
 	}
-	rc.dc = wc
-	return nil
+	return err
 }
 
 // prepareRaw prepares q on the driver connection dc.

@@ -85,12 +85,14 @@ type Store struct {
 
 	wordWindow int // see defaultWordWindow
 
-	stmts    appendStmts
-	ins      rowInserter   // its inserts
-	commits  atomic.Int64  // append transactions committed (for benchmarks)
-	appended atomic.Int64  // events they stored
-	wake     chan struct{} // appends queued (buffered 1, coalesced)
-	cpWake   chan struct{} // commits to checkpoint (buffered 1, coalesced)
+	// readHeadR is readHeadSQL on hr: where a session's next queued event
+	// goes, read without waiting for the writer (append.go).
+	readHeadR *sql.Stmt
+	ins       rowInserter   // the committer's inserts
+	commits   atomic.Int64  // append transactions committed (for benchmarks)
+	appended  atomic.Int64  // events they stored
+	wake      chan struct{} // appends queued (buffered 1, coalesced)
+	cpWake    chan struct{} // commits to checkpoint (buffered 1, coalesced)
 	// checkpoints counts background checkpoints run (for tests).
 	checkpoints atomic.Int64
 	walBytes    atomic.Int64 // estimated WAL growth since the last wake of the checkpointer
@@ -222,7 +224,7 @@ func (s *Store) openConns(ctx context.Context) error {
 	hr.SetMaxIdleConns(1)
 	hr.SetConnMaxIdleTime(0)
 	s.hr = hr
-	if s.stmts.readHeadR, err = hr.PrepareContext(ctx, readHeadSQL); err != nil {
+	if s.readHeadR, err = hr.PrepareContext(ctx, readHeadSQL); err != nil {
 		return s.openErr(fmt.Errorf("prepare statements: %w", err))
 	}
 	if err := s.openCheckpointer(); err != nil {
@@ -260,7 +262,9 @@ func (s *Store) closed() bool {
 }
 
 func (s *Store) closeConns() error {
-	s.stmts.close()
+	if s.readHeadR != nil {
+		s.readHeadR.Close()
+	}
 	var first error
 	// Readers first: the writer, closing last, checkpoints the WAL into the
 	// main file when no other process has the database open.

@@ -111,8 +111,8 @@ func TestRetriedPrepareFinalizesAll(t *testing.T) {
 	s := openTest(t)
 	newSession(t, s, "r")
 	appendSessions(t, s, "r") // statements, inserts among them, on the writer
-	if err := s.withRaw(ctx, func(rc *rawConn) error {
-		rc.close() // what a prepare failing part-way leaves: none of rc's statements
+	if err := s.withRaw(ctx, func(wc *writerConn) error {
+		wc.raw.close() // what a prepare failing part-way leaves: none of rc's statements
 		return nil
 	}); err != nil {
 		t.Fatal(err)
