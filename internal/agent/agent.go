@@ -22,7 +22,8 @@ import (
 //
 // Every mode runs this loop: the mode (modes.go) only decides the tools,
 // the prompt, the iteration cap and the gates; sub-agents run it too
-// (subagent.go).
+// (subagent.go). TestPreparedAsFullRendering runs these steps by hand
+// (watchedRuns, prepare_check_test.go): keep the two alike.
 func (a *Agent) RunTurn(ctx context.Context, t *session.Turn) (*session.TurnResult, error) {
 	ctx, _ = a.pin(ctx) // setup.go: the turn keeps the server and settings it starts with
 	defer warmUp()()    // warm.go: the process's first turn builds what its first iteration would

@@ -41,6 +41,7 @@ type harness struct {
 	store  *store.Store
 	svc    *session.Service
 	agent  *Agent
+	runner func(a *Agent) session.Runner // harnessOpt.runner
 	sess   *store.Session
 	sub    *session.Subscription
 	live   []event.Event
@@ -59,8 +60,10 @@ type harnessOpt struct {
 	// turn's tool environment (nil: none).
 	tools   []tools.Tool
 	toolEnv func(h *harness) func(context.Context, *session.Turn) (tools.Env, error)
-	// wrap, when set, wraps the provider the agent is given.
-	wrap func(llm.Provider) llm.Provider
+	// wrap, when set, wraps the provider the agent is given; runner, the
+	// agent as the session service's runner.
+	wrap   func(llm.Provider) llm.Provider
+	runner func(a *Agent) session.Runner
 }
 
 func newHarness(t *testing.T, native bool, o harnessOpt) *harness {
@@ -112,6 +115,7 @@ func newHarness(t *testing.T, native bool, o harnessOpt) *harness {
 	if o.toolEnv != nil {
 		d.ToolEnv = o.toolEnv(h)
 	}
+	h.runner = o.runner
 	return h.start(ctx, st, d)
 }
 
@@ -123,7 +127,11 @@ func (h *harness) start(ctx context.Context, st *store.Store, d Deps) *harness {
 	if h.agent, err = New(d); err != nil {
 		t.Fatal(err)
 	}
-	if h.svc, err = session.New(session.Deps{Store: st, Runner: h.agent}); err != nil {
+	var runner session.Runner = h.agent
+	if h.runner != nil {
+		runner = h.runner(h.agent)
+	}
+	if h.svc, err = session.New(session.Deps{Store: st, Runner: runner}); err != nil {
 		t.Fatal(err)
 	}
 	if h.sess, err = h.svc.Create(ctx, session.CreateOptions{Workspace: h.dir}); err != nil {

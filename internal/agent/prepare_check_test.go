@@ -1,9 +1,11 @@
 package agent
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -79,17 +81,59 @@ func TestPreparedAsFullRendering(t *testing.T) {
 	}
 }
 
+// watchedRuns is the agent as the session service's runner, with each
+// turn's run kept (RunTurn's steps, run by hand) so that checkingProvider
+// can look at its request builder.
+type watchedRuns struct {
+	*Agent
+	current atomic.Pointer[run]
+}
+
+func (w *watchedRuns) RunTurn(ctx context.Context, t *session.Turn) (*session.TurnResult, error) {
+	ctx, _ = w.pin(ctx)
+	r, err := w.newRun(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	defer r.closeScratch()
+	w.current.Store(r)
+	defer w.current.Store(nil)
+	return r.loop(ctx)
+}
+
+// checkingProvider hands each request the running turn's request builder
+// made to check, with the builder, before it sends it: Chat is called
+// right after prepare returned the request (streamer.send). The builder's
+// requests are told apart from others (a compaction's summary) by their
+// encode cache, which is the run's.
+type checkingProvider struct {
+	llm.Provider
+	runs  *watchedRuns
+	check func(b *requestBuilder, req *llm.ChatRequest)
+}
+
+func (p checkingProvider) Chat(ctx context.Context, req *llm.ChatRequest) (llm.Stream[llm.ChatChunk], error) {
+	if r := p.runs.current.Load(); r != nil && req.Cache != nil && req.Cache == r.req.encoded {
+		p.check(&r.req, req)
+	}
+	return p.Provider.Chat(ctx, req)
+}
+
 // preparedRun runs a 20-iteration turn in a window of numCtx tokens whose
 // tenth step reads a file big times sourceFile's size, and checks every
 // request (checkPrepared).
 func preparedRun(t *testing.T, native bool, numCtx, big int, guessed bool) {
-	o := harnessOpt{ctxLen: numCtx, cfg: Config{MaxIterations: 20}}
-	if guessed {
-		o.wrap = func(p llm.Provider) llm.Provider { return guessedTools{p} }
+	var seen preparedChecks
+	runs := &watchedRuns{}
+	o := harnessOpt{ctxLen: numCtx, cfg: Config{MaxIterations: 20},
+		runner: func(a *Agent) session.Runner { runs.Agent = a; return runs }}
+	o.wrap = func(p llm.Provider) llm.Provider {
+		if guessed {
+			p = guessedTools{p}
+		}
+		return checkingProvider{Provider: p, runs: runs, check: checkPrepared(t, &seen)}
 	}
 	h := newHarness(t, native, o)
-	var seen preparedChecks
-	h.agent.prepared = checkPrepared(t, &seen)
 	for i := range 20 {
 		h.write(fmt.Sprintf("f%02d.go", i), sourceFile(i))
 	}

@@ -177,9 +177,6 @@ func (b *requestBuilder) prepare(ctx context.Context, iter int) *llm.ChatRequest
 		b.mark = session.RenderMark{}
 	}
 	b.cs.last = est
-	if b.a.prepared != nil {
-		b.a.prepared(b, req)
-	}
 	return req
 }
 

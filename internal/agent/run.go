@@ -90,9 +90,6 @@ type Agent struct {
 	thinking map[string]string
 	// retry: the sessions' auto-retry switches (retry.go).
 	retry retrySwitch
-	// prepared, set only by tests before a turn, sees every request
-	// prepare built, with the builder (request.go).
-	prepared func(b *requestBuilder, req *llm.ChatRequest)
 }
 
 // New builds an agent.
