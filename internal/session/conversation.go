@@ -71,8 +71,10 @@ type Conversation struct {
 	mu      sync.Mutex
 	entries []entry
 	lastSeq int64 // the highest seq applied
-	// loader reads the bytes of images the log refers to (images.go).
-	loader ImageLoader
+	// loader reads the bytes of images the log refers to (images.go);
+	// unloadable are the images (by SHA-256) it failed to load.
+	loader     ImageLoader
+	unloadable map[string]bool
 	// lastAssistant is 1 + the index of the last assistant entry (0:
 	// none); gen counts the changes other than appends (a compaction, a
 	// new image loader), after which rc, the final part of the rendering

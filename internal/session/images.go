@@ -74,18 +74,28 @@ func userImages(p event.UserMessage) []event.ImageRef {
 func (c *Conversation) SetImageLoader(l ImageLoader) {
 	c.mu.Lock()
 	c.loader = l
-	c.gen++ // an image that could not be loaded may now be
+	clear(c.unloadable) // an image that could not be loaded may now be
+	c.gen++
 	c.mu.Unlock()
 }
 
 // images are the bytes of an entry's images, loaded once. An image that
-// cannot be loaded is left out, and note says which.
+// cannot be loaded is left out, and note says which; it is not tried
+// again until the loader changes (SetImageLoader), so the rendering that
+// carries the note is final (render_cache.go) and the turn's later
+// requests (a conversation lasts one turn: newTurn) neither render it
+// again nor read the store for it. Called with c.mu held.
 func (c *Conversation) images(e *entry) (data [][]byte, note string) {
 	for i := range e.images {
 		ref := &e.images[i]
-		if len(ref.Data) == 0 && c.loader != nil {
+		if len(ref.Data) == 0 && c.loader != nil && !c.unloadable[ref.SHA256] {
 			if b, err := c.loader(context.Background(), ref.SHA256); err == nil && len(b) > 0 {
 				ref.Data = b
+			} else {
+				if c.unloadable == nil {
+					c.unloadable = map[string]bool{}
+				}
+				c.unloadable[ref.SHA256] = true
 			}
 		}
 		if len(ref.Data) == 0 {

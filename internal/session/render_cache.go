@@ -61,8 +61,9 @@ func (c *Conversation) Render(msgs []llm.Message, base int, f Format, mark Rende
 }
 
 // finalMessages brings the format's cache up to the last assistant
-// message and returns it; nil when it cannot be kept (an image that could
-// not be loaded: a later load may succeed, so its message is not final).
+// message and returns it; nil for a format it does not cache. An image
+// that could not be loaded does not stop it: the note that replaces it
+// stays until the loader changes, which starts the cache over (images.go).
 // Called with c.mu held.
 func (c *Conversation) finalMessages(f Format) *renderCache {
 	if f != FormatNative && f != FormatText {
@@ -76,18 +77,9 @@ func (c *Conversation) finalMessages(f Format) *renderCache {
 	if rc.entries == c.lastAssistant {
 		return rc
 	}
-	failed := false
-	images := func(e *entry) ([][]byte, string) {
-		data, note := c.images(e)
-		failed = failed || note != ""
-		return data, note
-	}
-	r := c.rendererFrom(f, rc.msgs, rc.entries, images)
+	r := c.rendererFrom(f, rc.msgs, rc.entries, c.images)
 	for i := rc.entries; i < c.lastAssistant; i++ {
 		r.add(i, &c.entries[i])
-	}
-	if failed {
-		return nil
 	}
 	rc.msgs, rc.entries = r.out, c.lastAssistant
 	return rc

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -145,4 +146,54 @@ func FuzzRenderIncremental(f *testing.F) {
 		}
 		renderScript(t, ops)
 	})
+}
+
+// TestUnloadableImageTriedOncePerLoader: an image the store cannot load is
+// tried once per loader. The turn's later requests keep the messages up to
+// the last assistant one, the note in place of the image among them,
+// instead of rendering them all again, and read nothing from the store; a
+// new loader (a later turn's) tries again.
+func TestUnloadableImageTriedOncePerLoader(t *testing.T) {
+	c := NewConversation()
+	reads := 0
+	c.SetImageLoader(func(context.Context, string) ([]byte, error) {
+		reads++
+		return nil, errors.New("no such image")
+	})
+	var seq int64
+	apply := func(p event.Payload) {
+		seq++
+		c.Apply(event.Event{Seq: seq, Data: p})
+	}
+	ref := event.ImageRef{MimeType: "image/png", SHA256: "abc", Size: 3}
+	apply(event.UserMessage{Text: "look", Attachments: []event.Attachment{{Path: "a.png", Image: &ref}}})
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "system"}}
+	var mark RenderMark
+	for step := range 5 {
+		var same int
+		msgs, mark, same = c.Render(msgs, 1, FormatNative, mark)
+		if !strings.Contains(msgs[1].Content, "could not be loaded") || len(msgs[1].Images) != 0 {
+			t.Fatalf("step %d: the prompt's message is %+v, want the note without the image", step, msgs[1])
+		}
+		// Each step's request keeps all the last one rendered up to its
+		// last assistant message: the prompt and each step's call.
+		if want := 2 * max(step-1, 0); step > 1 && same != want {
+			t.Errorf("step %d: %d messages kept, want %d (the rendering was not final)", step, same, want)
+		}
+		id := fmt.Sprintf("call_%d", step)
+		apply(event.AssistantMessage{Content: "reading", ToolCalls: []llm.ToolCall{{ID: id, Name: "read_file", Arguments: []byte(`{}`)}}})
+		apply(event.ToolResult{ToolCallID: id, ToolName: "read_file", Content: "text"})
+	}
+	if reads != 1 {
+		t.Errorf("the unloadable image was read %d times in one turn's 5 requests, want 1", reads)
+	}
+	reads = 0
+	c.SetImageLoader(func(context.Context, string) ([]byte, error) {
+		reads++
+		return []byte("PNG"), nil
+	})
+	msgs, _, _ = c.Render(msgs, 1, FormatNative, mark)
+	if len(msgs[1].Images) != 1 || reads != 1 {
+		t.Fatalf("after a new loader: %d images, %d reads; want the image, read once", len(msgs[1].Images), reads)
+	}
 }
