@@ -61,19 +61,3 @@ func dropTrailingComma(out []byte) []byte {
 	}
 	return out
 }
-
-// shellQuote joins argv for display, quoting what a shell would split.
-func shellQuote(argv []string) string {
-	var b strings.Builder
-	for i, a := range argv {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`;&|<>()*?[]{}~#!") {
-			b.WriteString(a)
-			continue
-		}
-		b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
-	}
-	return b.String()
-}

@@ -113,7 +113,7 @@ func (s Server) NeedsTrust() bool { return s.Source == SourceProject }
 // Describe is the server's command line or URL, for listings.
 func (s Server) Describe() string {
 	if s.Type == config.MCPStdio {
-		return shellQuote(append([]string{s.Command}, s.Args...))
+		return trust.CommandLine(append([]string{s.Command}, s.Args...))
 	}
 	return s.Type + " " + s.URL
 }

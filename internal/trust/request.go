@@ -1,5 +1,7 @@
 package trust
 
+import "strings"
+
 // Decisions a person can give about a project program.
 const (
 	// DecisionTrust: run it, as it is now (Store.Trust).
@@ -53,6 +55,40 @@ type Run struct {
 	// Timeout is a hook's time limit.
 	Timeout string `json:"timeout,omitempty"`
 }
+
+// CommandLine joins argv (a program and its arguments) for a person to
+// read, as a POSIX shell would take it: a word of anything but letters,
+// digits and @%+=:,./_- is single-quoted (an empty word too), its own
+// single quotes written '\''; so is a program name a shell would read as
+// an assignment (A=b) or a reserved word (if). The web client's trust
+// prompt quotes words the same way (internal/ui/web/assets/trust.js).
+func CommandLine(argv []string) string {
+	var b strings.Builder
+	for i, a := range argv {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		plain := a != "" && strings.Trim(a, shellSafe) == ""
+		if i == 0 && (strings.Contains(a, "=") || reservedWords[a]) {
+			plain = false
+		}
+		if plain {
+			b.WriteString(a)
+			continue
+		}
+		b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
+	}
+	return b.String()
+}
+
+// shellSafe are the bytes a shell word may hold unquoted (CommandLine).
+const shellSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-"
+
+// reservedWords are bash's reserved words made of shellSafe bytes: as a
+// command's first word they start a compound command.
+var reservedWords = map[string]bool{"case": true, "coproc": true, "do": true, "done": true, "elif": true,
+	"else": true, "esac": true, "fi": true, "for": true, "function": true, "if": true, "in": true,
+	"select": true, "then": true, "time": true, "until": true, "while": true}
 
 // RequestID is the id of the request for name of kind with fingerprint.
 func RequestID(kind, name, fingerprint string) string {

@@ -219,22 +219,9 @@ func runLine(st styles, run trust.Run) string {
 		}
 		return s
 	}
-	s := st.accent.Render("$ ") + oneLine(shellWords(append([]string{run.Command}, run.Args...)))
+	s := st.accent.Render("$ ") + oneLine(trust.CommandLine(append([]string{run.Command}, run.Args...)))
 	if len(run.Env) > 0 {
 		s += st.muted.Render(" env: ") + oneLine(strings.Join(run.Env, " "))
 	}
 	return s
-}
-
-// shellWords joins a command line, quoting the words that need it.
-func shellWords(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-") == "" {
-			out[i] = a
-			continue
-		}
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(out, " ")
 }
