@@ -28,9 +28,9 @@ func (s *Shell) wantSpec(policy sandbox.Policy, writable []string) sandbox.Spec 
 	spec.Pinned = true
 	allowed := uniquePaths(writable)
 	spec.Writable = uniquePaths(s.m.roots.real, allowed, s.m.caches)
-	// The session's TMPDIR comes first: the read-only policy may write
-	// only that and the bash's own state folder, which startProc adds
-	// (withOwnDir). Then the session's scratch directories: those allowed
+	// The session's TMPDIR comes first, after the bash's own state
+	// folder, which startProc adds (withOwnDir) and which is all the
+	// read-only policy may write (sandbox.Spec.Own). Then the session's scratch directories: those allowed
 	// directly inside ScratchDir (which lies in a protected folder), not
 	// ScratchDir itself, which holds every session's.
 	spec.Own = slices.Concat([]string{s.tmpDir}, s.scratchDirs(allowed), spec.Own)

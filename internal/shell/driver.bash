@@ -37,7 +37,10 @@
 # it was given (/proc/self/fd/11: the same file whatever is at its path
 # now, read from its start). With the sync flag, bash
 # first takes over STATE_DIR/sync, the state the session's other bash
-# saved (a session has one bash per sandbox policy, see docs/shell.md).
+# saved (a session has one bash per sandbox policy, see docs/shell.md);
+# sync flag "d": a read-only bash saved it, and olly wrote from it the
+# variables only, as data (handover.go), which bash takes keeping its
+# own functions and aliases.
 # With save flag 0 (olly found the command cannot change the state: only
 # programs and harmless builtins, literal names) and none of the names a
 # function or an alias, no save and no S frame follow, and neither does
@@ -97,8 +100,8 @@ __olly_begin() {
 # __olly_clear empties what the session defined in this bash before it
 # takes over the state the session's other bash saved (the sync file
 # olly copied into this bash's folder): every function and alias, and
-# every variable but bash's own and olly's, so that what the other bash
-# unset does not linger here. (A readonly variable cannot be unset.)
+# the variables (__olly_clearv), so that what the other bash unset does
+# not linger here.
 __olly_clear() {
 	builtin compgen -A function >"$__olly_d/names" 2>/dev/null
 	builtin mapfile -t __olly_names <"$__olly_d/names"
@@ -106,10 +109,24 @@ __olly_clear() {
 		[[ $__olly_n == __olly_* ]] || builtin unset -f -- "$__olly_n" 2>/dev/null
 	done
 	builtin unalias -a
+	__olly_clearv
+}
+
+# __olly_clearv unsets every variable but bash's own and olly's (a
+# readonly one cannot be). With an argument (before the data olly wrote
+# from a read-only bash's state: it carries no functions or aliases, and
+# none of these names) it also leaves the names olly never carries from
+# there, so this bash keeps its own (olly fills in the list: handover.go).
+__olly_clearv() {
 	builtin compgen -v >"$__olly_d/names" 2>/dev/null
 	builtin mapfile -t __olly_names <"$__olly_d/names"
 	for __olly_n in "${__olly_names[@]}"; do
 		[[ $__olly_n == __olly_* || -n ${__olly_own[$__olly_n]+x} ]] && continue
+		if [[ -n $1 ]]; then
+			case $__olly_n in
+			__OLLY_KEEP__) continue ;;
+			esac
+		fi
 		builtin unset -n -- "$__olly_n" 2>/dev/null # a nameref itself
 		builtin unset -v -- "$__olly_n" 2>/dev/null
 	done
@@ -176,7 +193,7 @@ __olly_exit() {
 # olly's functions are readonly, and defined before the restore: a command
 # cannot redefine them, and the copies of them a state file holds are
 # ignored (bash refuses to redefine a readonly function).
-builtin readonly -f __olly_next __olly_begin __olly_clear __olly_reset __olly_post __olly_save __olly_exit
+builtin readonly -f __olly_next __olly_begin __olly_clear __olly_clearv __olly_reset __olly_post __olly_save __olly_exit
 
 # bash's own variables (the ones not exported at start): a sync leaves
 # them alone.
@@ -210,13 +227,23 @@ builtin shopt -u inherit_errexit
 	# unsandboxed one) and copied it into this bash's own folder. Its own
 	# variables are set again below. A state file is sourced as commands
 	# run, away from the frame pipe: a command may have written it.
-	if [[ -n $2 ]]; then
+	# A slot ending in "d" (a state a read-only bash saved, restored into
+	# a bash that is not read-only) is followed by the data olly wrote from
+	# it ("data": variables only, in olly's quoting), taken as a data sync
+	# takes it; "d" alone has no state to source before.
+	if [[ -n $2 && $2 != d ]]; then
 		builtin shopt -s expand_aliases
-		builtin source -- "$1/state$2" >&12 2>&12 <&12
+		builtin source -- "$1/state${2%d}" >&12 2>&12 <&12
 		builtin shopt -u expand_aliases
 	fi
 	__olly_d=$1
-	__olly_last=${2:-1}
+	if [[ $2 == *d ]]; then
+		__olly_clearv k
+		builtin source -- "$1/data" >&12 2>&12 <&12
+		__olly_d=$1
+	fi
+	__olly_last=${2%d}
+	__olly_last=${__olly_last:-1}
 	__olly_forced=("${@:3}")
 	builtin set --
 	__olly_in=
@@ -236,7 +263,15 @@ builtin shopt -u inherit_errexit
 	# first it cannot undo (a command closed the copy it saved): stdout,
 	# the frame pipe, is redirected last, so it is put back first.
 	__olly_loop='while __olly_post; __olly_next; do
-		if [[ -n ${__olly_req[4]} ]]; then
+		if [[ ${__olly_req[4]} == d ]]; then
+			__olly_clearv k
+			__olly_ok=
+			{
+				[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
+				[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
+			} </dev/null >/dev/null 2>&1
+			[[ -n $__olly_ok ]] || builtin exit 1
+		elif [[ -n ${__olly_req[4]} ]]; then
 			__olly_clear
 			__olly_keep=("$__olly_d" "$__olly_last" "${__olly_forced[@]}")
 			builtin shopt -s expand_aliases

@@ -128,7 +128,7 @@ func (s *Shell) checkpoint(p *bashProc) bool {
 	if copyState(filepath.Join(p.dir, stateFile(slot)), filepath.Join(s.dir, "state")) != nil {
 		return false
 	}
-	s.hasState, s.stateConfined = true, p.spec.Policy != sandbox.Unsandboxed
+	s.tookState(p.spec.Policy)
 	return true
 }
 
@@ -142,7 +142,15 @@ func (s *Shell) syncInto(p *bashProc) (string, error) {
 	if p.gen >= s.gen || !s.hasState || p.spec.Policy == sandbox.Unsandboxed {
 		return "", nil
 	}
-	if err := copyState(filepath.Join(s.dir, "state"), filepath.Join(p.dir, "sync")); err != nil {
+	flag := "1"
+	if s.handsData(p.spec.Policy) {
+		// A read-only bash's state: its variables as data only ("d").
+		note, err := s.dataState(filepath.Join(s.dir, "state"), filepath.Join(p.dir, "sync"))
+		if err != nil {
+			return "", err
+		}
+		p.handNote, flag = note, "d"
+	} else if err := copyState(filepath.Join(s.dir, "state"), filepath.Join(p.dir, "sync")); err != nil {
 		return "", err
 	}
 	// What p saved before is older than what it takes now: until it
@@ -152,7 +160,7 @@ func (s *Shell) syncInto(p *bashProc) (string, error) {
 	p.saved, p.savedTok = -1, ""
 	p.mu.Unlock()
 	p.saveTok = ""
-	return "1", nil
+	return flag, nil
 }
 
 // dropIdle stops the idle bash, if any, and keeps nothing from its

@@ -19,7 +19,11 @@ import (
 // and docs/shell.md.
 //
 //go:embed driver.bash
-var driverScript string
+var driverSource string
+
+// driverScript is driverSource with the names a data-only hand-over
+// leaves in place filled in (driverDenyList).
+var driverScript = strings.Replace(driverSource, "__OLLY_KEEP__)", driverDenyList()+")", 1)
 
 // frameDrain is how long frames already written by a bash that has exited
 // may take to be read: they are in the pipe, so this is only a bound.
@@ -42,6 +46,9 @@ type bashProc struct {
 	// fresh: started without the session's state, which a sandboxed bash
 	// wrote and this unsandboxed one must not trust.
 	fresh bool
+	// handNote says what a hand-over from a read-only bash's state left
+	// behind (handover.go), told with the next command's result.
+	handNote string
 	// nested is what the sandbox's search for nested repositories found
 	// for this bash (nil: no search); its Cut is told with the first
 	// command, and Explain reads the refusals with it.
@@ -111,7 +118,7 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 		_ = os.RemoveAll(own)
 		return nil, err
 	}
-	restore, env, fresh := s.restoreInto(own, spec)
+	restore, env, fresh, note := s.restoreInto(own, spec)
 	forced := append(forcedEnv(), "TMPDIR="+s.tmpDir, "TMP="+s.tmpDir, "TEMP="+s.tmpDir)
 	args := append([]string{"--noprofile", "--norc", "-c", driverScript, "bash", own, restore}, forced...)
 	cmd := exec.Command(s.m.shellPath, args...)
@@ -137,7 +144,7 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 		return nil, fmt.Errorf("shell: could not start %s: %w", s.m.shellPath, err)
 	}
 	p := &bashProc{
-		cmd: cmd, pid: cmd.Process.Pid, spec: spec, dir: own, fresh: fresh, stamps: stamps, nested: plan.Nested(),
+		cmd: cmd, pid: cmd.Process.Pid, spec: spec, dir: own, fresh: fresh, handNote: note, stamps: stamps, nested: plan.Nested(),
 		wake: fds.wakeW, fr: fds.frR, req: fds.reqW, exited: make(chan struct{}),
 		frames: make(chan frame, 4), quit: make(chan struct{}), saved: -1, hello: make(chan struct{}),
 		savec: make(chan struct{}, 1), gen: s.gen,

@@ -43,7 +43,7 @@ func (s *Shell) newProcDir() (string, error) {
 }
 
 // withOwnDir is spec with the bash's own folder writable (the read-only
-// policy may write only that and the session's TMPDIR).
+// policy may write only that: sandbox.Spec.Own's first entry).
 func withOwnDir(spec sandbox.Spec, own string) sandbox.Spec {
 	if spec.Policy == sandbox.Unsandboxed {
 		return spec
@@ -59,17 +59,33 @@ func withOwnDir(spec sandbox.Spec, own string) sandbox.Spec {
 // BASH_ENV, PROMPT_COMMAND… would run outside the sandbox in a command a
 // person approved for something else): it starts from olly's base
 // environment and the session's directory only, and fresh is true.
-func (s *Shell) restoreInto(own string, spec sandbox.Spec) (restore string, env []string, fresh bool) {
+//
+// A state a read-only bash saved reaches a bash that is not read-only as
+// data only (handover.go): restore "d", the variables olly wrote from it
+// into own/data, after ("0d") the newest state a bash that was not
+// read-only saved, if any, for its functions and aliases; note says what
+// was left behind.
+func (s *Shell) restoreInto(own string, spec sandbox.Spec) (restore string, env []string, fresh bool, note string) {
 	if !s.hasState {
-		return "", s.m.baseEnv, false
+		return "", s.m.baseEnv, false, ""
 	}
 	if spec.Policy == sandbox.Unsandboxed && s.stateConfined {
-		return "", s.m.baseEnv, true
+		return "", s.m.baseEnv, true, ""
+	}
+	if s.handsData(spec.Policy) {
+		note, err := s.dataState(filepath.Join(s.dir, "state"), filepath.Join(own, "data"))
+		if err != nil {
+			return "", s.m.baseEnv, false, "the variables of the earlier commands could not be carried over (" + err.Error() + ")"
+		}
+		if s.hasWState && copyState(filepath.Join(s.dir, "wstate"), filepath.Join(own, "state0")) == nil {
+			return "0d", restartEnv(s.m.baseEnv), false, note
+		}
+		return "d", s.m.baseEnv, false, note
 	}
 	if err := copyState(filepath.Join(s.dir, "state"), filepath.Join(own, "state0")); err != nil {
-		return "", s.m.baseEnv, true
+		return "", s.m.baseEnv, true, ""
 	}
-	return "0", restartEnv(s.m.baseEnv), false
+	return "0", restartEnv(s.m.baseEnv), false, ""
 }
 
 // keepState takes, from the folder of bash p that has ended, the newest
@@ -83,8 +99,7 @@ func (s *Shell) keepState(p *bashProc, slot int) {
 	if err := copyState(filepath.Join(p.dir, "state"+strconv.Itoa(slot)), filepath.Join(s.dir, "state")); err != nil {
 		return
 	}
-	s.hasState = true
-	s.stateConfined = p.spec.Policy != sandbox.Unsandboxed
+	s.tookState(p.spec.Policy)
 }
 
 // copyState copies a state file written in a bash's folder, which that

@@ -72,8 +72,10 @@ type Shell struct {
 	// procN numbers the session's bash processes (their folders).
 	procN int
 	// hasState: STATE_DIR/state holds the newest complete state a bash of
-	// the session saved; stateConfined: a sandboxed bash saved it.
-	hasState, stateConfined bool
+	// the session saved; stateConfined: a sandboxed bash saved it;
+	// stateRO: a read-only one did. hasWState: STATE_DIR/wstate holds the
+	// newest state a bash that is not read-only saved (tookState).
+	hasState, stateConfined, stateRO, hasWState bool
 	// saved: a command the session ran was followed by a save (the first
 	// always is; then commands that cannot change the state skip it).
 	saved bool
@@ -205,6 +207,10 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 	if r.proc.fresh {
 		r.proc.fresh = false
 		res.Notes = append(res.Notes, freshNote)
+	}
+	if n := r.proc.handNote; n != "" {
+		r.proc.handNote = ""
+		res.Notes = append(res.Notes, n)
 	}
 	if n := r.proc.nested; n != nil && n.Cut != "" && !r.proc.cutIsTold {
 		// What the sandbox could not protect is said, not left silent.

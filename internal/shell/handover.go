@@ -1,0 +1,252 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+// The state a read-only command left reaches the workspace-write bash as
+// data only. A read-only command runs without asking and can write its own
+// bash's folder, so the state file there can hold any bash code; sourced
+// by the workspace-write bash it would run with that bash's rights, and a
+// function or alias planted there (git, builtin) would replace what a
+// person approved later. So olly parses that state in Go (declparse.go),
+// keeps the variables it may carry (keepVar) and writes them again in its
+// own quoting, which the workspace-write bash sources with its functions
+// and aliases left as they are (driver.bash, __olly_clearv). Functions
+// and aliases never cross that way; the workspace-write bash keeps its
+// own, and a new one takes them from the newest state a bash that was not
+// read-only saved (STATE_DIR/wstate).
+
+// Variables that never cross from the read-only bash to the
+// workspace-write one. The workspace-write bash keeps its own value of
+// each (the driver's clear leaves them alone too: driverDenyList).
+// Loaders and start-up files, bash's own settings and what programs run
+// as commands or load code from; HOME, PATH and SHELL choose which
+// programs and configuration a later approved command runs.
+var (
+	handDenyExact = []string{
+		// bash
+		"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4", "SHELLOPTS", "BASHOPTS",
+		"IFS", "GLOBIGNORE", "GLOBSORT", "EXECIGNORE", "CDPATH", "FIGNORE", "HOSTFILE", "INPUTRC", "TMOUT",
+		"FUNCNEST", "POSIXLY_CORRECT", "HISTFILE", "HISTCONTROL", "HISTIGNORE", "HISTSIZE", "HISTFILESIZE",
+		"HISTTIMEFORMAT", "MAIL", "MAILPATH", "MAILCHECK", "TIMEFORMAT", "OPTERR",
+		"PATH", "HOME", "SHELL", "PROMPT_DIRTRIM", "IGNOREEOF", "auto_resume", "histchars",
+		// loaders and programs' code hooks
+		"GCONV_PATH", "GLIBC_TUNABLES", "LOCPATH", "NLSPATH", "HOSTALIASES", "RES_OPTIONS", "LOCALDOMAIN",
+		"PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "SUDO_ASKPASS", "TERMINFO", "TERMINFO_DIRS",
+		"CLASSPATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CC", "CXX", "CPP", "LD",
+		"AR", "AS", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MAKEFILES", "MFLAGS",
+		"GOFLAGS", "GOTOOLCHAIN", "GOENV", "GOROOT", "GOPATH", "GOBIN", "GOPROXY", "GOSUMDB", "GONOSUMDB",
+		"GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "GOEXPERIMENT", "GOCACHE", "GOMODCACHE",
+		"RUSTC", "RUSTC_WRAPPER", "RUSTFLAGS", "RUSTDOCFLAGS", "TCLLIBPATH", "LUA_PATH", "LUA_CPATH",
+		"OPENSSL_CONF", "OPENSSL_ENGINES", "GNUPGHOME", "KRB5_CONFIG", "CURL_HOME", "WGETRC", "ZDOTDIR",
+	}
+	handDenyPrefix = []string{
+		"BASH_", "LD_", "DYLD_", "GIT_", "PYTHON", "PERL", "RUBY", "GEM_", "BUNDLE_", "NODE_", "NPM_CONFIG_",
+		"npm_config_", "YARN_", "XDG_", "SSH_", "LESS", "CGO_", "CARGO_", "RUSTUP_", "PIP_", "MALLOC_",
+		"QT_", "GTK_", "DOCKER_", "KUBE",
+	}
+	// handSilent are bash's own variables that change by themselves (or
+	// that olly sets before every command): dropped without a word.
+	handSilent = []string{
+		"BASH", "BASHPID", "COLUMNS", "LINES", "DIRSTACK", "EPOCHREALTIME", "EPOCHSECONDS", "EUID", "FUNCNAME",
+		"GROUPS", "HISTCMD", "HOSTNAME", "HOSTTYPE", "LINENO", "MACHTYPE", "OSTYPE", "PIPESTATUS", "PPID",
+		"PWD", "RANDOM", "SECONDS", "SHLVL", "SRANDOM", "UID", "_", "COPROC", "COMPREPLY", "MAPFILE", "COMP_WORDBREAKS",
+	}
+)
+
+// driverDenyList is the bash array of the names (and name* patterns) the
+// driver's clear before a data-only hand-over leaves in place: the same
+// names keepVar never carries, so the workspace-write bash keeps its own.
+func driverDenyList() string {
+	var pats []string
+	pats = append(pats, handDenyExact...)
+	pats = append(pats, handSilent...)
+	pats = append(pats, forcedNames()...)
+	for _, n := range handDenyPrefix {
+		pats = append(pats, n+"*")
+	}
+	return strings.Join(pats, "|")
+}
+
+// handDeny reports whether name never crosses; silent: without a word.
+func handDeny(name string) (deny, silent bool) {
+	if strings.HasPrefix(name, "__olly_") || slices.Contains(handSilent, name) || slices.Contains(forcedNames(), name) {
+		return true, true
+	}
+	if slices.Contains(handDenyExact, name) {
+		return true, false
+	}
+	if strings.HasPrefix(name, "BASH_") {
+		return true, true // bash's own, most of them changing by themselves (BASH_ENV is told)
+	}
+	for _, p := range handDenyPrefix {
+		if strings.HasPrefix(name, p) {
+			return true, false
+		}
+	}
+	return false, false
+}
+
+// keepVar decides whether v, from a read-only bash's state, reaches the
+// workspace-write bash; silent: dropping it needs no note. places are
+// olly's shell-state folder, which holds the one folder a read-only
+// command may write (its bash's own), and the session's TMPDIR: an
+// exported variable that names one (or /proc, through which a read-only
+// job's folders can be reached) could hand a program a file planted
+// there, and does not cross. (The sandbox keeps the state folder from
+// every command's reads as well: this is a second wall.)
+func keepVar(v *shVar, places []string) (keep, silent bool) {
+	if deny, silent := handDeny(v.name); deny {
+		return false, silent
+	}
+	if strings.Trim(v.attrs, "aAilurx") != "" {
+		return false, false // a nameref (-n), trace (-t), or an attribute bash did not print before
+	}
+	if !v.sane() {
+		return false, false
+	}
+	if strings.Contains(v.attrs, "x") && v.names(places) {
+		return false, false
+	}
+	return true, false
+}
+
+// sane reports whether sourcing v as olly writes it gives v back, and
+// only v: an integer variable's values must be numbers as bash prints
+// them (anything else would be evaluated as arithmetic: a subscript can
+// run a command), an indexed array's keys too, a key may not repeat, a
+// case-converting variable's values must be converted already.
+func (v *shVar) sane() bool {
+	a := v.attrs
+	if strings.Contains(a, "a") && strings.Contains(a, "A") || strings.Contains(a, "l") && strings.Contains(a, "u") {
+		return false
+	}
+	ok := func(s string) bool {
+		switch {
+		case strings.Contains(a, "i") && !isDecimal(s):
+			return false
+		case strings.Contains(a, "l") && strings.ToLower(s) != s:
+			return false
+		case strings.Contains(a, "u") && strings.ToUpper(s) != s:
+			return false
+		}
+		return true
+	}
+	if !v.array() {
+		return !v.set || ok(v.value)
+	}
+	seen := make(map[string]bool, len(v.elems))
+	for _, e := range v.elems {
+		if seen[e.key] || !ok(e.value) || (!strings.Contains(a, "A") && !isDecimal(e.key)) {
+			return false
+		}
+		seen[e.key] = true
+	}
+	return true
+}
+
+// isDecimal reports whether s is a decimal integer as bash prints one: no
+// leading zero, no "-0", and short enough not to overflow.
+func isDecimal(s string) bool {
+	s, neg := strings.CutPrefix(s, "-")
+	if s == "" || (neg && s == "0") || len(s) > 18 || strings.Trim(s, "0123456789") != "" {
+		return false
+	}
+	return s == "0" || s[0] != '0'
+}
+
+// names reports whether a value of v mentions one of places.
+func (v *shVar) names(places []string) bool {
+	hit := func(s string) bool {
+		if strings.Contains(s, "/proc/") {
+			return true
+		}
+		for _, p := range places {
+			if p != "" && strings.Contains(s, p) {
+				return true
+			}
+		}
+		return false
+	}
+	if hit(v.value) {
+		return true
+	}
+	for _, e := range v.elems {
+		if hit(e.key) || hit(e.value) {
+			return true
+		}
+	}
+	return false
+}
+
+// handPlaces are the strings an exported variable from a read-only bash
+// must not contain: olly's shell state and the session's TMPDIR, by path
+// and by their folders' own names (a relative path reaches them too).
+func (s *Shell) handPlaces() []string {
+	var out []string
+	for _, p := range []string{s.tmpDir, s.m.stateDir} {
+		if p != "" {
+			out = append(out, p, filepath.Base(p))
+		}
+	}
+	return out
+}
+
+// readStateFile reads a state file a bash saved, refusing what copyState
+// refuses (a link, anything but a regular file, an insane size).
+func readStateFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxStateBytes {
+		return nil, errors.New("shell: the saved state is not a regular file of a sane size")
+	}
+	return io.ReadAll(io.LimitReader(f, maxStateBytes))
+}
+
+// writeFileAtomic writes b to dst through a new file renamed over it.
+func writeFileAtomic(dst string, b []byte) error {
+	tmp := dst + ".tmp"
+	_ = os.Remove(tmp)
+	err := os.WriteFile(tmp, b, 0o600)
+	if err == nil {
+		err = os.Rename(tmp, dst)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+	}
+	return err
+}
+
+// handNote is what the model is told when a hand-over left something
+// behind ("" when nothing was).
+func handNote(code bool, dropped []string, partial bool) string {
+	var parts []string
+	if code {
+		parts = append(parts, "functions and aliases that read-only commands defined or changed do not carry over to commands that write")
+	}
+	if len(dropped) > 0 {
+		names := dropped
+		if len(names) > 5 {
+			names = append(slices.Clone(names[:5]), "…")
+		}
+		parts = append(parts, fmt.Sprintf("%d variables set by read-only commands were not carried (%s): set them in this command if it needs them", len(dropped), strings.Join(names, ", ")))
+	}
+	if partial {
+		parts = append(parts, "part of the read-only commands' saved state could not be read and was dropped")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ")
+}

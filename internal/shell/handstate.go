@@ -1,0 +1,155 @@
+package shell
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/olly-agent/olly/internal/sandbox"
+)
+
+// forcedNames are the variables olly exports before every command
+// (forcedEnv, the TMPDIR entries, OLLY_SHELL_RUN): no state carries them.
+func forcedNames() []string {
+	names := []string{"TMPDIR", "TMP", "TEMP", "OLLY_SHELL_RUN"}
+	for _, kv := range forcedEnv() {
+		names = append(names, envName(kv))
+	}
+	return names
+}
+
+// tookState records that STATE_DIR/state now holds the newest state, saved
+// by a bash under policy. A state a bash that is not read-only saved may
+// reach every later bash as code (an unsandboxed one only if no sandbox
+// saved it), so it is also kept as STATE_DIR/wstate: a new workspace-write
+// bash takes its functions and aliases from there when the newest state
+// is a read-only bash's.
+func (s *Shell) tookState(policy sandbox.Policy) {
+	s.hasState = true
+	s.stateConfined = policy != sandbox.Unsandboxed
+	s.stateRO = policy == sandbox.ReadOnly
+	if s.stateRO {
+		return
+	}
+	state, w := filepath.Join(s.dir, "state"), filepath.Join(s.dir, "wstate")
+	tmp := w + ".tmp"
+	_ = os.Remove(tmp)
+	// state is only ever replaced by a rename: a link keeps this one.
+	err := os.Link(state, tmp)
+	if err == nil {
+		err = os.Rename(tmp, w)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		err = copyState(state, w)
+	}
+	s.hasWState = err == nil
+}
+
+// handsData reports whether bash p, about to take the session's state,
+// takes it as data only: the state is a read-only bash's and p is not
+// read-only.
+func (s *Shell) handsData(p sandbox.Policy) bool {
+	return s.stateRO && p != sandbox.ReadOnly
+}
+
+// dataState reads the state a read-only bash saved (src) and writes to
+// dst the variables a bash that is not read-only may take from it, in
+// olly's quoting; the note says what was left behind ("" if nothing).
+func (s *Shell) dataState(src, dst string) (string, error) {
+	b, err := readStateFile(src)
+	if err != nil {
+		return "", err
+	}
+	vars, rest, complete := parseDeclares(b)
+	base, baseCode, haveCode := s.handBaseline()
+	places := s.handPlaces()
+	var sb strings.Builder
+	var dropped []string
+	for _, v := range keptVars(vars, places, func(v *shVar) {
+		if base[v.name] != canonical(v) {
+			dropped = append(dropped, v.name)
+		}
+	}) {
+		v.source(&sb)
+	}
+	if err := writeFileAtomic(dst, []byte(sb.String())); err != nil {
+		return "", err
+	}
+	code := complete && codeChanged(b[rest:], baseCode, haveCode)
+	return handNote(code, dropped, !complete), nil
+}
+
+// keptVars returns the variables of vars that cross (keepVar), each name
+// once, at its last declaration (bash's printer never repeats one; a
+// readonly one would make the later fail); drop gets each other that
+// needs telling.
+func keptVars(vars []shVar, places []string, drop func(*shVar)) []shVar {
+	last := make(map[string]int, len(vars))
+	for i := range vars {
+		last[vars[i].name] = i
+	}
+	var kept []shVar
+	for i := range vars {
+		v := &vars[i]
+		if last[v.name] != i {
+			continue
+		}
+		if keep, silent := keepVar(v, places); keep {
+			kept = append(kept, *v)
+		} else if !silent && drop != nil {
+			drop(v)
+		}
+	}
+	return kept
+}
+
+// handBaseline is what the bash taking a read-only state holds already,
+// to tell what the hand-over leaves behind: the variables (each as
+// canonical writes it) and the functions and aliases of the newest state
+// a bash that was not read-only saved, or, without one, the session's
+// base environment and no functions (haveCode false).
+func (s *Shell) handBaseline() (vars map[string]string, code []byte, haveCode bool) {
+	vars = make(map[string]string)
+	if s.hasWState {
+		if b, err := readStateFile(filepath.Join(s.dir, "wstate")); err == nil {
+			vs, rest, _ := parseDeclares(b)
+			for i := range vs {
+				vars[vs[i].name] = canonical(&vs[i])
+			}
+			return vars, b[rest:], true
+		}
+	}
+	for _, kv := range s.m.baseEnv {
+		name, val, _ := strings.Cut(kv, "=")
+		vars[name] = canonical(&shVar{name: name, attrs: "x", set: true, value: val})
+	}
+	return vars, nil, false
+}
+
+func canonical(v *shVar) string {
+	var sb strings.Builder
+	v.source(&sb)
+	return sb.String()
+}
+
+// codeChanged reports whether the functions and aliases of a read-only
+// bash's state (code: what follows its variables) differ from the
+// baseline's, or, without one, whether it has any but olly's own.
+func codeChanged(code, base []byte, haveBase bool) bool {
+	if haveBase {
+		return !bytes.Equal(code, base)
+	}
+	for line := range strings.Lines(string(code)) {
+		if strings.HasPrefix(line, "alias ") {
+			return true
+		}
+		if f, ok := strings.CutPrefix(line, "declare -f"); ok {
+			if w := strings.Fields(f); len(w) > 0 && !strings.HasPrefix(w[len(w)-1], "__olly_") {
+				return true
+			}
+		}
+	}
+	return false
+}
