@@ -75,6 +75,9 @@ func readOllyDecl(s string) (shVar, bool) {
 			e.key, s, ok = strings.Cut(s, "]")
 			s = "]" + s
 		}
+		if !ok {
+			break
+		}
 		if s, ok = strings.CutPrefix(s, "]="); !ok {
 			break
 		}
