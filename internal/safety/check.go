@@ -8,7 +8,7 @@ import (
 
 // Checked is everything olly decides about one command before it runs,
 // from a single parse: the verdict Analyze gives, what ReadOnly answers,
-// and whether the command switches on noexec (SetsNoexec).
+// and what the session's shell needs to know (ShellFacts).
 type Checked struct {
 	// Command is the command these answers are about; a caller that runs
 	// something else (a person edited it) must check that again.
@@ -17,17 +17,43 @@ type Checked struct {
 	// ReadOnly and Why are ReadOnly's answer: Why says why not.
 	ReadOnly bool
 	Why      string
+	ShellFacts
+}
+
+// ShellFacts are what the session's shell needs to know about a command
+// before it runs it, from the same parse as the rest of Check.
+type ShellFacts struct {
 	// Noexec is SetsNoexec's answer.
 	Noexec bool
+	// Stateless: the command cannot change what the session's bash saves
+	// (stateless.go), provided none of Names, its distinct command names
+	// (at most MaxStatelessNames), is a function or an alias of the
+	// session, which bash checks just before it runs the command.
+	Stateless bool
+	Names     []string
+}
+
+// Facts parses command once and returns its ShellFacts, as Check would
+// (for a caller of the shell that made no Check of the command).
+func Facts(command string) ShellFacts {
+	f, err := parse(command)
+	return factsParsed(command, f, err)
+}
+
+func factsParsed(command string, f *syntax.File, err error) ShellFacts {
+	sf := ShellFacts{Noexec: noexecParsed(f, err)}
+	sf.Stateless, sf.Names = statelessParsed(command, f, err)
+	return sf
 }
 
 // Check parses command once and returns Analyze's verdict, ReadOnly's
-// answer and SetsNoexec's, exactly as the three would give them (the
+// answer and the shell's facts (SetsNoexec's answer and whether the
+// command is stateless), exactly as each would give them alone (the
 // terminal tool checks every command the model runs, and each of the three
 // parsing it again cost as much as its own rules).
 func Check(command string, opts Options) Checked {
 	f, err := parse(command)
-	c := Checked{Command: command, Verdict: analyzeParsed(command, f, err, opts), Noexec: noexecParsed(f, err)}
+	c := Checked{Command: command, Verdict: analyzeParsed(command, f, err, opts), ShellFacts: factsParsed(command, f, err)}
 	c.ReadOnly, c.Why = readOnlyParsed(command, f, err, opts)
 	return c
 }

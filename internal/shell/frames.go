@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/olly-agent/olly/internal/safety"
 )
 
 // frame is one message of the session's bash on its frame pipe (see
@@ -62,10 +64,10 @@ func readFrame(br *bufio.Reader) (frame, error) {
 }
 
 // namesPrinted reports whether s is lines of command names as olly sends
-// them (isPlainName), each ended by a newline.
+// them (safety.PlainCommandName), each ended by a newline.
 func namesPrinted(s string) bool {
 	for line := range strings.SplitSeq(s[:len(s)-1], "\n") {
-		if !isPlainName(line) {
+		if !safety.PlainCommandName(line) {
 			return false
 		}
 	}

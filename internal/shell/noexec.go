@@ -1,7 +1,5 @@
 package shell
 
-import "github.com/olly-agent/olly/internal/safety"
-
 // A command that switches on noexec (set -n, set -o noexec, shopt -so
 // noexec) makes the session's bash read and execute nothing more, olly's
 // own loop included, so it would hang until its timeout and then cost the
@@ -18,13 +16,3 @@ const noexecNote = "the command may switch on noexec (set -n), which would stop 
 // session's bash (on lines of their own, so a trailing comment or a
 // here-document stays whole).
 func runInSubshell(command string) string { return "(\n" + command + "\n)" }
-
-// setsNoexec reports whether command may switch on noexec: checked's
-// answer when it is about this very command (the terminal tool checked it
-// already), else safety.SetsNoexec's.
-func setsNoexec(command string, checked *safety.Checked) bool {
-	if checked != nil && checked.Command == command {
-		return checked.Noexec
-	}
-	return safety.SetsNoexec(command)
-}

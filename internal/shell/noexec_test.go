@@ -3,26 +3,8 @@ package shell
 import (
 	"testing"
 
-	"github.com/olly-agent/olly/internal/safety"
 	"time"
 )
-
-// TestSetsNoexecUsesTheCallersCheck: a check of this very command is
-// believed (the command is not parsed again); one of another command (a
-// person edited it) is not. What is found is safety's TestSetsNoexec.
-func TestSetsNoexecUsesTheCallersCheck(t *testing.T) {
-	c := safety.Check("set -n", safety.Options{})
-	if !c.Noexec || !setsNoexec("set -n", &c) || !setsNoexec("set -n", nil) {
-		t.Fatalf("set -n not found: %+v", c)
-	}
-	c.Noexec = false
-	if setsNoexec("set -n", &c) {
-		t.Error("the caller's check of the same command was not used")
-	}
-	if !setsNoexec("echo x; set -n", &c) {
-		t.Error("the check of another command was used")
-	}
-}
 
 // TestNoexecCommandDoesNotStopTheShell: a command that switches on
 // noexec runs in a subshell, returns at once (not at its timeout) and
@@ -45,7 +27,7 @@ func FuzzSetsNoexec(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		_ = setsNoexec(s, nil)
+		_ = commandFacts(s, nil)
 		_ = runInSubshell(s)
 	})
 }

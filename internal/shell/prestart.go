@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/olly-agent/olly/internal/safety"
 	"github.com/olly-agent/olly/internal/sandbox"
 )
 
@@ -81,7 +82,7 @@ func (s *Shell) warm(opts RunOptions) {
 	if fi, err := os.Stat(s.cwd); err != nil || !fi.IsDir() {
 		return // the first command moves to the primary root and says so
 	}
-	r, err := s.start("", s.cwd, opts.Policy, opts.Writable, nil)
+	r, err := s.start("", safety.ShellFacts{Stateless: true}, s.cwd, opts.Policy, opts.Writable, nil)
 	if err != nil {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/olly-agent/olly/internal/safety"
 	"github.com/olly-agent/olly/internal/sandbox"
 )
 
@@ -35,6 +36,8 @@ type run struct {
 	done       *frame       // bash's D frame, when the command ended with bash alive
 	exit       *exitRecord  // what the EXIT trap recorded, when bash ended during it
 	broken     error        // bash broke the protocol (a command meddled with it)
+
+	facts safety.ShellFacts // what safety found about the command (stateless.go)
 }
 
 // pattern returns the os.CreateTemp pattern for one of r's files.
@@ -46,7 +49,7 @@ func (r *run) pattern(kind string) string {
 // none, or if the sandbox it runs in is not the one this command needs),
 // with stdout and stderr on a FIFO of its own, so they interleave as
 // written and background jobs keep only this command's output open.
-func (s *Shell) start(command, dir string, policy sandbox.Policy, writable []string, onOutput func([]byte)) (*run, error) {
+func (s *Shell) start(command string, facts safety.ShellFacts, dir string, policy sandbox.Policy, writable []string, onOutput func([]byte)) (*run, error) {
 	if err := s.prepare(); err != nil {
 		return nil, err
 	}
@@ -54,7 +57,7 @@ func (s *Shell) start(command, dir string, policy sandbox.Policy, writable []str
 	s.seq++
 	// The token's random part (crypto/rand) makes the next command's
 	// token unguessable from this one's OLLY_SHELL_RUN.
-	r := &run{token: fmt.Sprintf("%s.%d.%s", s.token, s.seq, newToken()), seq: s.seq, label: fileLabel(s.id), want: want}
+	r := &run{token: fmt.Sprintf("%s.%d.%s", s.token, s.seq, newToken()), seq: s.seq, label: fileLabel(s.id), want: want, facts: facts}
 	r.live = startLive(onOutput, s.m.opts.LiveInterval)
 	r.capture = newCapture(s.m.opts.MaxOutputBytes, s.m.opts.Limits, s.m.artifactDir, r.pattern("out"), r.live)
 	for attempt := 0; ; attempt++ {
@@ -90,8 +93,8 @@ func (s *Shell) send(r *run, command, dir string) error {
 		return errNotStarted
 	}
 	change, names := true, []string(nil)
-	if s.saved && sync == "" {
-		change, names = mayChangeState(command)
+	if s.saved && sync == "" && r.facts.Stateless {
+		change, names = false, r.facts.Names
 	}
 	save := "1"
 	if !change {

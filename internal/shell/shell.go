@@ -40,7 +40,8 @@ type RunOptions struct {
 	// directories a person allowed (workspace.Dirs), read per command.
 	Writable []string
 	// Check is the caller's safety.Check of the command, if it made one:
-	// its noexec answer is used instead of parsing the command again.
+	// its ShellFacts (noexec, stateless) are used instead of parsing the
+	// command again.
 	Check *safety.Checked
 }
 
@@ -174,9 +175,11 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 		res.Rejected = "the command contains a NUL byte, which bash cannot run"
 		return res, nil
 	}
-	if setsNoexec(command, opts.Check) {
+	facts := commandFacts(command, opts.Check)
+	if facts.Noexec {
 		command = runInSubshell(command)
 		res.Notes = append(res.Notes, noexecNote)
+		facts.Stateless = false
 	}
 	start, reason := s.startDir(opts.Cwd, res)
 	if reason != "" {
@@ -188,7 +191,7 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 	if timeout == 0 {
 		timeout = s.m.opts.DefaultTimeout
 	}
-	r, err := s.start(command, start, opts.Policy, opts.Writable, opts.OnOutput)
+	r, err := s.start(command, facts, start, opts.Policy, opts.Writable, opts.OnOutput)
 	if err != nil {
 		return nil, err
 	}

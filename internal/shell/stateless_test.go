@@ -7,41 +7,36 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/olly-agent/olly/internal/safety"
 )
 
-func TestMayChangeState(t *testing.T) {
-	stateless := []string{
-		"echo step-1 >> steps.txt",
-		"go test ./...",
-		"ls -la | grep foo && cat x || true",
-		`printf '%s\n' "a b" 'c;d'`,
-		"git status; git diff --stat",
-		"sleep 1 & echo $!",
-		"echo hi >&2 2>&1",
-		"[ -f go.mod ] && echo yes",
-		"grep -rn 'cd x' .",
-		"echo $HOME $PATH",
-		"go test -v ./...", "grep -v x f", "test -v X",
+// TestCommandFactsUsesTheCallersCheck: a check of this very command is
+// believed (the command is not parsed again); one of another command (a
+// person edited it) is not, nor is none. What is found is safety's
+// TestSetsNoexec and TestStateless.
+func TestCommandFactsUsesTheCallersCheck(t *testing.T) {
+	c := safety.Check("set -n", safety.Options{})
+	if !c.Noexec || !commandFacts("set -n", &c).Noexec || !commandFacts("set -n", nil).Noexec {
+		t.Fatalf("set -n not found: %+v", c)
 	}
-	changing := []string{
-		"cd sub", "export A=1", "A=1", "A=1 make", "printf -v x 1", "ls; printf -vx 1",
-		"echo ${x:=1}", "echo $((x++))", "echo $[x=1]", "true $[x++]", "((x++))", "(cd x)", "{ cd x; }", "source a", ". a", "eval x",
-		"if true; then :; fi", "for i in 1; do :; done", "echo 'unterminated", "echo a # ; cd x", "$CMD",
-		`\cd x`, "exec ls", "read x", "set -e", "ls; cd x", "ls && export X", "ls | read x", "echo $(cd x)",
-		"cat <<EOF\nx\nEOF", "&>f ls", `echo \' ; cd x ; echo \'`, `echo "\" ; cd x ; echo \""`, "kill $$", "exit", "true\ncd x", "alias x=y", "unset X", "shopt -s globstar",
+	c.Noexec = false
+	if commandFacts("set -n", &c).Noexec {
+		t.Error("the caller's check of the same command was not used")
 	}
-	for _, c := range stateless {
-		if change, _ := mayChangeState(c); change {
-			t.Errorf("%q: may change state, want stateless", c)
-		}
+	if !commandFacts("echo x; set -n", &c).Noexec {
+		t.Error("the check of another command was used")
 	}
-	for _, c := range changing {
-		if change, _ := mayChangeState(c); !change {
-			t.Errorf("%q: stateless, want may change state", c)
-		}
+	ls := safety.Check("ls -l | grep x && ls; echo y", safety.Options{})
+	if f := commandFacts(ls.Command, &ls); !f.Stateless || !slices.Equal(f.Names, []string{"ls", "grep", "echo"}) {
+		t.Errorf("the caller's check: %+v", f)
 	}
-	if _, names := mayChangeState("ls -l | grep x && ls; echo y"); !slices.Equal(names, []string{"ls", "grep", "echo"}) {
-		t.Errorf("names %q", names)
+	if f := commandFacts(ls.Command, nil); !f.Stateless || !slices.Equal(f.Names, []string{"ls", "grep", "echo"}) {
+		t.Errorf("no check: %+v", f)
+	}
+	ls.Stateless = false
+	if commandFacts(ls.Command, &ls).Stateless || !commandFacts("ls", &ls).Stateless {
+		t.Error("the caller's stateless answer was not used for its command only")
 	}
 }
 

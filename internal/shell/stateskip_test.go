@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,55 +9,6 @@ import (
 
 	"github.com/olly-agent/olly/internal/sandbox"
 )
-
-// TestMayChangeStateJudgesPrintfOptionsUnquoted: printf's -v is found
-// after quote removal, and an argument the scan cannot know (an
-// expansion, a pattern) counts as an option.
-func TestMayChangeStateJudgesPrintfOptionsUnquoted(t *testing.T) {
-	for _, c := range []string{
-		`printf "-v" POSIXLY_CORRECT y`, `printf -"v" TMOUT 1`, `printf '-v' x 1`, `printf "-"v x 1`,
-		`printf $o x 1`, `printf "$o" x 1`, `printf -[v] x 1`, `ls; printf -? x 1`,
-	} {
-		if change, _ := mayChangeState(c); !change {
-			t.Errorf("%q: stateless, want may change state", c)
-		}
-	}
-}
-
-// TestMayChangeStateBoundsTheNames: a command with more distinct names
-// than bash is asked to check is judged stateful, and sends no names (a
-// 40 000-name command took minutes, holding the shell).
-func TestMayChangeStateBoundsTheNames(t *testing.T) {
-	var b strings.Builder
-	for i := range 40000 {
-		fmt.Fprintf(&b, "c%d;", i)
-	}
-	if change, names := mayChangeState(b.String()); !change || len(names) != 0 {
-		t.Errorf("40000 names: change %v, %d names sent", change, len(names))
-	}
-	var ok []string
-	for i := range 64 {
-		ok = append(ok, fmt.Sprintf("c%d", i))
-	}
-	cmd := strings.Join(ok, "; ") + "; " + strings.Join(ok, " | ")
-	if change, names := mayChangeState(cmd); change || len(names) != 64 {
-		t.Errorf("%d names, each twice: change %v, %d names", 64, change, len(names))
-	}
-	if change, _ := mayChangeState(cmd + "; one_more"); !change {
-		t.Errorf("%d names: stateless", 64+1)
-	}
-}
-
-func BenchmarkMayChangeStateHuge(b *testing.B) {
-	var sb strings.Builder
-	for i := range 40000 {
-		fmt.Fprintf(&sb, "c%d;", i)
-	}
-	cmd := sb.String()
-	for b.Loop() {
-		mayChangeState(cmd)
-	}
-}
 
 // TestQuotedPrintfOptionIsNotStateless: a printf -v spelled with quotes
 // set POSIXLY_CORRECT (posix mode) and TMOUT as a "stateless" command,
@@ -157,5 +107,60 @@ func TestWarmSaveWaitStopsAtClose(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("waitSaved did not stop when Close began")
+	}
+}
+
+// TestSubscriptAssignmentsAreSaved: test -v evaluates an array
+// subscript, and so does $r for a nameref r to an array element: the old
+// scan found test -v 'a[X=1]' and echo $r stateless, so what they
+// assigned was not saved, and was lost when the bash was replaced. Now
+// each is saved: after the bash is killed, the next one has them.
+func TestSubscriptAssignmentsAreSaved(t *testing.T) {
+	m, _ := newTestManager(t, nil)
+	sh := m.Session("s")
+	mustRun(t, sh, "declare -n r='a[X3=3]'", RunOptions{})
+	for _, c := range []string{"test -v 'a[X1=1]'", "[ -v 'a[X2=2]' ]", "echo $r"} {
+		mustRun(t, sh, c, RunOptions{})
+	}
+	mustRun(t, sh, "kill -KILL $$", RunOptions{})
+	if res := mustRun(t, sh, `echo "$X1 $X2 $X3"`, RunOptions{}); res.Output != "1 2 3" {
+		t.Errorf("after the killed bash: %s", res.Text())
+	}
+}
+
+// TestLooserStatelessCommandsRun: commands the old scan gave up on and the
+// parse finds stateless (quoted names, code-like text in quotes, a
+// redirection before the name) run as they should and skip the save.
+func TestLooserStatelessCommandsRun(t *testing.T) {
+	m, ws := newTestManager(t, nil)
+	sh := m.Session("s")
+	mustRun(t, sh, "export A=1; printf 'a b\\n' > in.txt", RunOptions{})
+	time.Sleep(100 * time.Millisecond) // the save follows the result
+	state := func() string {
+		var out string
+		for slot := range 2 {
+			b, _ := os.ReadFile(sh.statePath(slot))
+			if fi, _ := os.Stat(sh.statePath(slot)); fi != nil {
+				out += fi.ModTime().String()
+			}
+			out += string(b)
+		}
+		return out
+	}
+	before := state()
+	for c, want := range map[string]string{
+		"awk '{print $2}' in.txt":            "b",
+		`"cat" in.txt | grep -E '(a|x) b'`:   "a b",
+		`echo "\" ; cd / ; echo \""`:         `" ; cd / ; echo "`,
+		"&>out.txt echo hidden; cat out.txt": "hidden",
+		`\pwd`:                               ws,
+	} {
+		if res := mustRun(t, sh, c, RunOptions{}); res.Output != want {
+			t.Errorf("%q: %s, want %q", c, res.Text(), want)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	if state() != before {
+		t.Error("a stateless command was followed by a save")
 	}
 }
