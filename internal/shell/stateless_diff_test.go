@@ -111,3 +111,32 @@ func unquoted(w *syntax.Word) string {
 	}
 	return s.String()
 }
+
+// BenchmarkCommandFacts is what the shell spends deciding about a command
+// no caller checked (the terminal tool's check gives the same answers from
+// the parse it makes anyway): "facts" is safety.Facts, "old" the parse for
+// noexec and the hand lexer it replaced.
+func BenchmarkCommandFacts(b *testing.B) {
+	cmds := []string{
+		"echo step >> steps.txt", "go test ./...", "git status; git diff --stat", "ls -la | grep foo && cat x || true",
+		"grep -rn \"TODO\" --include='*.go' .", "cd web && npm test", "python3 -m pytest tests/ -x -q",
+		"find . -name '*.go' | xargs wc -l", "sed -i 's/old/new/g' src/main.go", "export A=1",
+	}
+	for _, sub := range []struct {
+		name string
+		fn   func(string)
+	}{
+		{"facts", func(c string) { safety.Facts(c) }},
+		{"old", func(c string) { safety.SetsNoexec(c); oldMayChangeState(c) }},
+	} {
+		b.Run(sub.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, c := range cmds {
+					sub.fn(c)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cmds))/1000, "µs/command")
+		})
+	}
+}
