@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -28,8 +27,9 @@ var (
 	ErrOutside = errors.New("leads out of its folder")
 	// ErrOutsideWorkspace: the real path leads out of the workspace.
 	ErrOutsideWorkspace = errors.New("a link out of the workspace")
-	// ErrNotRegular: a directory, FIFO, socket or device.
-	ErrNotRegular = errors.New("not a regular file")
+	// ErrNotRegular: a directory, FIFO, socket or device (the file is
+	// opened without waiting: workspace.OpenRegular).
+	ErrNotRegular = workspace.ErrNotRegular
 	// ErrTooLarge: over the cap given to ReadFile.
 	ErrTooLarge = errors.New("too large")
 )
@@ -117,15 +117,14 @@ func read(path string, s Scope, limit int64, whole bool) ([]byte, int64, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	f, err := open(real)
+	f, info, err := workspace.OpenRegularNoFollow(real)
+	if errors.Is(err, ErrNotRegular) {
+		err = fmt.Errorf("%s: %w", path, ErrNotRegular) // named as the caller knows it
+	}
 	if err != nil {
 		return nil, 0, err
 	}
 	defer f.Close()
-	info, err := regular(f, path)
-	if err != nil {
-		return nil, 0, err
-	}
 	if whole && info.Size() > limit {
 		return nil, 0, tooLarge(path, info.Size(), limit)
 	}
@@ -134,37 +133,6 @@ func read(path string, s Scope, limit int64, whole bool) ([]byte, int64, error) 
 		return nil, 0, fmt.Errorf("read %s: %w", path, err)
 	}
 	return data, info.Size(), nil
-}
-
-// OpenRegular opens path for reading, links followed, when what it opened
-// is a regular file: a FIFO is opened without waiting for a writer (a
-// plain open would block forever) and then refused, as are directories,
-// sockets and devices (ErrNotRegular). For files read where no Scope
-// applies (a repository's git metadata, read by the sandbox).
-func OpenRegular(path string) (*os.File, error) {
-	f, err := openFollow(path)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := regular(f, path); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-// regular checks that f, opened from path, is a regular file. The check is
-// made on the file opened, not on the path again: it cannot be swapped
-// between the check and the read.
-func regular(f *os.File, path string) (os.FileInfo, error) {
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
-	}
-	return info, nil
 }
 
 func tooLarge(path string, size, limit int64) error {

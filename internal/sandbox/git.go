@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/olly-agent/olly/internal/confined"
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // GitDir is the name git looks for: a repository's git directory, or a
@@ -135,7 +135,7 @@ func (r *roList) repository(w, tree string) {
 		// worktree, or a clone made with --separate-git-dir): git
 		// obeys its hooks and config, and its common folder's.
 		r.add(folder)
-		if common := commonDir(folder); common != "" && under(realOrSelf(common), w) {
+		if common := workspace.CommonDir(folder); common != "" && under(realOrSelf(common), w) {
 			r.add(common)
 		}
 	}
@@ -197,39 +197,7 @@ func gitFolder(w string) string {
 	case !fi.Mode().IsRegular():
 		return ""
 	}
-	f, err := confined.OpenRegular(p)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	line, _ := bufio.NewReader(io.LimitReader(f, 4096)).ReadString('\n')
-	dir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
-	if dir = strings.TrimSpace(dir); !ok || dir == "" {
-		return ""
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(w, dir)
-	}
-	return filepath.Clean(dir)
-}
-
-// commonDir returns the folder a git folder's commondir file names (a
-// linked worktree's shared repository), or "".
-func commonDir(folder string) string {
-	f, err := confined.OpenRegular(filepath.Join(folder, "commondir"))
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	line, _ := bufio.NewReader(io.LimitReader(f, 4096)).ReadString('\n')
-	dir := strings.TrimSpace(line)
-	if dir == "" {
-		return ""
-	}
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(folder, dir)
-	}
-	return filepath.Clean(dir)
+	return workspace.GitDirFile(w, p)
 }
 
 // maxGitmodules bounds the .gitmodules read: it is workspace content.
@@ -238,7 +206,7 @@ const maxGitmodules = 64 << 10
 // submodulePaths returns the relative paths a .gitmodules file gives its
 // submodules ("path = x" lines), skipping any that would leave the folder.
 func submodulePaths(file string) []string {
-	f, err := confined.OpenRegular(file)
+	f, _, err := workspace.OpenRegular(file)
 	if err != nil {
 		return nil
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/olly-agent/olly/internal/confined"
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // The index (a git folder's "index" file) lists the gitlinks, the
@@ -86,12 +86,12 @@ func sharedIndexes(folder string) []string {
 // indexFileGitlinks reads the gitlinks of one index file (see
 // indexGitlinks).
 func indexFileGitlinks(file string, hash int) ([]string, bool) {
-	f, err := confined.OpenRegular(file)
+	f, fi, err := workspace.OpenRegular(file)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || fi.Size() > maxIndex {
+	if fi.Size() > maxIndex {
 		return nil, false
 	}
 	links, err := parseGitlinks(io.LimitReader(f, maxIndex), hash)
@@ -102,11 +102,11 @@ func indexFileGitlinks(file string, hash int) ([]string, bool) {
 // folder is folder: 32 when its config (or its common folder's) says
 // extensions.objectFormat = sha256, else 20.
 func hashSize(folder string) int {
-	for _, dir := range []string{folder, commonDir(folder)} {
+	for _, dir := range []string{folder, workspace.CommonDir(folder)} {
 		if dir == "" {
 			continue
 		}
-		f, err := confined.OpenRegular(filepath.Join(dir, "config"))
+		f, _, err := workspace.OpenRegular(filepath.Join(dir, "config"))
 		if err != nil {
 			continue
 		}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/olly-agent/olly/internal/confined"
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // Bounds on the walk through a git folder's submodules: the folder is
@@ -103,7 +103,7 @@ func isGitFolder(dir string) bool {
 // gitConfigWorktree returns core.worktree from a git config file (the
 // last one wins, as in git), reading at most maxGitConfig bytes.
 func gitConfigWorktree(file string) (string, bool) {
-	f, err := confined.OpenRegular(file)
+	f, _, err := workspace.OpenRegular(file)
 	if err != nil {
 		return "", false
 	}

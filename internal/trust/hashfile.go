@@ -3,10 +3,13 @@ package trust
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // What HashProjectFile records for a path that holds no content to hash.
@@ -63,14 +66,14 @@ func hashFile(p string) string {
 // path may have been replaced since hashFile's Stat (by a FIFO, which the
 // non-blocking open keeps from hanging, or a directory).
 func hashOpened(p string) string {
-	f, err := openNonBlocking(p)
-	if err != nil {
+	f, _, err := workspace.OpenRegular(p)
+	switch {
+	case errors.Is(err, workspace.ErrNotRegular):
+		return HashNotRegular
+	case err != nil:
 		return HashUnreadable + err.Error()
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return HashNotRegular
-	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return HashUnreadable + err.Error()

@@ -59,9 +59,10 @@ type Run struct {
 // CommandLine joins argv (a program and its arguments) for a person to
 // read, as a POSIX shell would take it: a word of anything but letters,
 // digits and @%+=:,./_- is single-quoted (an empty word too), a single
-// quote in it closed, escaped and opened again; so is a program name a shell would read as
-// an assignment (A=b) or a reserved word (if). The web client's trust
-// prompt quotes words the same way (internal/ui/web/assets/trust.js).
+// quote in it closed, escaped and opened again; so is a program name a
+// shell would read as an assignment (A=b) or a reserved word (if). The
+// web client's trust prompt quotes words the same way
+// (internal/ui/web/assets/trust.js).
 func CommandLine(argv []string) string {
 	var b strings.Builder
 	for i, a := range argv {

@@ -3,6 +3,8 @@
 package workspace
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
@@ -36,5 +38,59 @@ func TestWalkPastPlantedFIFOs(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the walk hangs on a planted FIFO")
+	}
+}
+
+// OpenRegular refuses a FIFO at once, follows a link to a regular file,
+// and refuses a directory; OpenRegularNoFollow refuses the link.
+func TestOpenRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "index")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		f, _, err := OpenRegular(fifo)
+		if err == nil {
+			f.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Fatalf("FIFO: err = %v, want ErrNotRegular", err)
+		}
+	case <-time.After(10 * time.Second):
+		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			w.Close()
+		}
+		t.Fatal("opening a FIFO blocked")
+	}
+	file := filepath.Join(dir, "config")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	f, info, err := OpenRegular(link)
+	if err != nil || info.Size() != 1 {
+		t.Fatalf("a link to a regular file: %v, info %v", err, info)
+	}
+	f.Close()
+	if f, _, err := OpenRegularNoFollow(link); err == nil {
+		f.Close()
+		t.Fatal("OpenRegularNoFollow opened a link")
+	}
+	if f, _, err := OpenRegularNoFollow(file); err != nil {
+		t.Fatalf("OpenRegularNoFollow, a regular file: %v", err)
+	} else {
+		f.Close()
+	}
+	if _, _, err := OpenRegular(dir); !errors.Is(err, ErrNotRegular) {
+		t.Fatalf("a directory: err = %v, want ErrNotRegular", err)
 	}
 }

@@ -145,7 +145,7 @@ func (ig *Ignorer) rulesFor(dir string, dirComps []string) []gitignore.Pattern {
 
 // readIgnoreFile parses one ignore file; a missing file has no patterns.
 func readIgnoreFile(name string, domain []string) ([]gitignore.Pattern, error) {
-	data, err := readRegular(name, maxIgnoreFile)
+	data, err := ReadRegular(name, maxIgnoreFile)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return nil, nil
 	}
@@ -172,6 +172,9 @@ func parseIgnore(data []byte, domain []string) []gitignore.Pattern {
 	return ps
 }
 
+// maxIgnoreFile bounds the read of an ignore file or a git config file.
+const maxIgnoreFile = 4 << 20
+
 // findRepo walks up from dir to the nearest directory holding .git and
 // returns it with the git directory (which a worktree or submodule keeps
 // elsewhere, named in a "gitdir:" file). Both are "" outside a repository.
@@ -195,24 +198,12 @@ func findRepo(dir string) (top, gitDir string) {
 // gitDirFromFile reads a ".git" file ("gitdir: path"). Worktrees keep
 // info/exclude in the common directory, named by a "commondir" file.
 func gitDirFromFile(top, file string) string {
-	data, err := readRegular(file, maxGitPointer)
-	if err != nil {
+	dir := GitDirFile(top, file)
+	if dir == "" {
 		return ""
 	}
-	dir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir:")
-	if !ok {
-		return ""
-	}
-	dir = strings.TrimSpace(dir)
-	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(top, dir)
-	}
-	if common, err := readRegular(filepath.Join(dir, "commondir"), maxGitPointer); err == nil {
-		c := strings.TrimSpace(string(common))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(dir, c)
-		}
-		return c
+	if common := CommonDir(dir); common != "" {
+		return common
 	}
 	return dir
 }
@@ -248,7 +239,7 @@ func GlobalExcludesFile(home, xdgConfigHome string) string {
 }
 
 func excludesFromConfig(name string) string {
-	data, err := readRegular(name, maxIgnoreFile)
+	data, err := ReadRegular(name, maxIgnoreFile)
 	if err != nil {
 		return ""
 	}
