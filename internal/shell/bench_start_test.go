@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/sandbox"
@@ -77,6 +78,39 @@ func BenchmarkAlternatePolicies(b *testing.B) {
 	cpu, own := treeCPU(b)
 	for b.Loop() {
 		run("echo $A", sandbox.ReadOnly)
+		run("echo step >> steps.txt", sandbox.WorkspaceWrite)
+	}
+	cpu2, own2 := treeCPU(b)
+	b.ReportMetric(float64(cpu2-cpu)/float64(b.N)/1e6, "cpu-ms/op")
+	b.ReportMetric(float64(own2-own)/float64(b.N)/1e6, "go-cpu-ms/op")
+}
+
+// BenchmarkReadOnlyHandOver is a read-only command that changes the state
+// followed by a workspace-write one, so every op hands the read-only
+// bash's state over to the workspace-write bash (as data: handover.go).
+func BenchmarkReadOnlyHandOver(b *testing.B) {
+	sb := sandbox.New("")
+	if !sb.Status().Active() {
+		b.Skip(sb.Status().Reason)
+	}
+	m, err := NewManager(ManagerOptions{Roots: []string{b.TempDir()}, ArtifactDir: b.TempDir(), Sandbox: sb})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = m.CloseAll() }()
+	sh := m.Session("bench")
+	ctx := context.Background()
+	run := func(c string, p sandbox.Policy) {
+		if res, err := sh.Run(ctx, c, RunOptions{Policy: p}); err != nil || res.ExitCode != 0 {
+			b.Fatalf("%v %+v", err, res)
+		}
+	}
+	run("f() { :; }; export A=1", sandbox.WorkspaceWrite)
+	cpu, own := treeCPU(b)
+	i := 0
+	for b.Loop() {
+		i++
+		run("A="+strconv.Itoa(i), sandbox.ReadOnly)
 		run("echo step >> steps.txt", sandbox.WorkspaceWrite)
 	}
 	cpu2, own2 := treeCPU(b)

@@ -204,7 +204,9 @@ func checkSourced(t *testing.T, i int, in []byte, kept []shVar, before, after, p
 }
 
 // fuzzCorpus reads the seed files of a fuzz target.
-func fuzzCorpus(t *testing.T, target string) [][]byte {
+func fuzzCorpus(t *testing.T, target string) [][]byte { return fuzzCorpusB(t, target) }
+
+func fuzzCorpusB(t testing.TB, target string) [][]byte {
 	dir := filepath.Join("testdata", "fuzz", target)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -248,4 +250,25 @@ func mutate(rng *rand.Rand, in []byte) []byte {
 		}
 	}
 	return out
+}
+
+// BenchmarkHandOverData is olly's side of a hand-over from a read-only
+// bash: parse a real saved state (real_state in the fuzz corpus: 67
+// variables, a function, an alias), keep what crosses and write it again.
+func BenchmarkHandOverData(b *testing.B) {
+	var in []byte
+	for _, s := range fuzzCorpusB(b, "FuzzParseDeclares") {
+		if len(s) > len(in) {
+			in = s
+		}
+	}
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		vars, _, _ := parseDeclares(in)
+		var sb strings.Builder
+		for _, v := range keptVars(vars, []string{"/tmp/olly-tmp-x", "olly-tmp-x"}, nil) {
+			v.source(&sb)
+		}
+	}
 }

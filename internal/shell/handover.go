@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -76,16 +77,26 @@ func driverDenyList() string {
 	return strings.Join(pats, "|")
 }
 
+// handNames classes the names handDeny looks up one by one: true for a
+// silent drop, false for a told one.
+var handNames = func() map[string]bool {
+	m := make(map[string]bool)
+	for _, n := range handDenyExact {
+		m[n] = false
+	}
+	for _, n := range slices.Concat(handSilent, forcedNames()) {
+		m[n] = true
+	}
+	return m
+}()
+
 // handDeny reports whether name never crosses; silent: without a word.
 func handDeny(name string) (deny, silent bool) {
-	if strings.HasPrefix(name, "__olly_") || slices.Contains(handSilent, name) || slices.Contains(forcedNames(), name) {
-		return true, true
+	if silent, ok := handNames[name]; ok {
+		return true, silent
 	}
-	if slices.Contains(handDenyExact, name) {
-		return true, false
-	}
-	if strings.HasPrefix(name, "BASH_") {
-		return true, true // bash's own, most of them changing by themselves (BASH_ENV is told)
+	if strings.HasPrefix(name, "__olly_") || strings.HasPrefix(name, "BASH_") {
+		return true, true // olly's, and bash's own, most of them changing by themselves (BASH_ENV is told)
 	}
 	for _, p := range handDenyPrefix {
 		if strings.HasPrefix(name, p) {
@@ -208,10 +219,14 @@ func readStateFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxStateBytes {
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxStateBytes {
 		return nil, errors.New("shell: the saved state is not a regular file of a sane size")
 	}
-	return io.ReadAll(io.LimitReader(f, maxStateBytes))
+	// One read of the size it has (a read more sees its end).
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+1))
+	_, err = buf.ReadFrom(io.LimitReader(f, maxStateBytes))
+	return buf.Bytes(), err
 }
 
 // writeFileAtomic writes b to dst through a new file renamed over it.

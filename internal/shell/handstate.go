@@ -32,6 +32,7 @@ func (s *Shell) tookState(policy sandbox.Policy) {
 	if s.stateRO {
 		return
 	}
+	s.handBase = nil
 	state, w := filepath.Join(s.dir, "state"), filepath.Join(s.dir, "wstate")
 	tmp := w + ".tmp"
 	_ = os.Remove(tmp)
@@ -110,22 +111,35 @@ func keptVars(vars []shVar, places []string, drop func(*shVar)) []shVar {
 // canonical writes it) and the functions and aliases of the newest state
 // a bash that was not read-only saved, or, without one, the session's
 // base environment and no functions (haveCode false).
+// It is kept until wstate changes (tookState).
 func (s *Shell) handBaseline() (vars map[string]string, code []byte, haveCode bool) {
-	vars = make(map[string]string)
+	if b := s.handBase; b != nil {
+		return b.vars, b.code, b.haveCode
+	}
+	b := &handBase{vars: make(map[string]string)}
+	defer func() { s.handBase = b }()
 	if s.hasWState {
-		if b, err := readStateFile(filepath.Join(s.dir, "wstate")); err == nil {
-			vs, rest, _ := parseDeclares(b)
+		if st, err := readStateFile(filepath.Join(s.dir, "wstate")); err == nil {
+			vs, rest, _ := parseDeclares(st)
 			for i := range vs {
-				vars[vs[i].name] = canonical(&vs[i])
+				b.vars[vs[i].name] = canonical(&vs[i])
 			}
-			return vars, b[rest:], true
+			b.code, b.haveCode = st[rest:], true
+			return b.vars, b.code, true
 		}
 	}
 	for _, kv := range s.m.baseEnv {
 		name, val, _ := strings.Cut(kv, "=")
-		vars[name] = canonical(&shVar{name: name, attrs: "x", set: true, value: val})
+		b.vars[name] = canonical(&shVar{name: name, attrs: "x", set: true, value: val})
 	}
-	return vars, nil, false
+	return b.vars, nil, false
+}
+
+// handBase is what handBaseline found.
+type handBase struct {
+	vars     map[string]string
+	code     []byte
+	haveCode bool
 }
 
 func canonical(v *shVar) string {

@@ -77,6 +77,9 @@ type Shell struct {
 	// stateRO: a read-only one did. hasWState: STATE_DIR/wstate holds the
 	// newest state a bash that is not read-only saved (tookState).
 	hasState, stateConfined, stateRO, hasWState bool
+	// handBase is what a hand-over from a read-only bash compares with,
+	// from wstate (handBaseline).
+	handBase *handBase
 	// saved: a command the session ran was followed by a save (the first
 	// always is; then commands that cannot change the state skip it).
 	saved bool
