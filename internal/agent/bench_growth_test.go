@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
 	"runtime/metrics"
 	"slices"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/llm/ollama"
 	"github.com/olly-agent/olly/internal/session"
-	"github.com/olly-agent/olly/internal/store"
 	"github.com/olly-agent/olly/internal/tools"
 	"github.com/olly-agent/olly/internal/workspace"
 )
@@ -118,15 +116,7 @@ func growthAgent(b *testing.B, hist int) (*growthProvider, *Agent) {
 		b.Fatal(err)
 	}
 	prov.Provider = c
-	reg, err := tools.NewRegistry(noopTool{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	a, err := New(Deps{Provider: prov, Tools: reg, Config: Config{Model: "m", MaxIterations: hist + 50}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return prov, a
+	return prov, noopAgent(b, prov, hist+50)
 }
 
 // benchGrowthBus runs turns whose history is filled before they start
@@ -154,16 +144,7 @@ func benchGrowthBus(b *testing.B, prov *growthProvider, a *Agent, hist int) {
 			apply(event.AssistantMessage{Iteration: k + 1, Content: "Calling the tool.", ToolCalls: []llm.ToolCall{{ID: id, Name: "noop", Arguments: []byte(`{"i":1}`)}}})
 			apply(event.ToolResult{ToolCallID: id, ToolName: "noop", Content: "ok"})
 		}
-		emit := func(_ context.Context, p event.Payload) (event.Event, error) {
-			ev := event.Event{Session: "bench", Turn: 2, Data: p}
-			if ev.Durable() {
-				seq++
-				ev.Seq = seq
-			}
-			bus.Publish(ev)
-			return ev, nil
-		}
-		t := session.NewTurn("bench", 2, ws, session.PromptInput{Text: "go on"}, conv, emit)
+		t := session.NewTurn("bench", 2, ws, session.PromptInput{Text: "go on"}, conv, busEmit(bus, 2, &seq))
 		prov.cpu, prov.msgs, prov.heap = prov.cpu[:0], prov.msgs[:0], prov.heap[:0]
 		b.StartTimer()
 		res, err := a.RunTurn(ctx, t)
@@ -178,15 +159,7 @@ func benchGrowthBus(b *testing.B, prov *growthProvider, a *Agent, hist int) {
 // store, each from an empty session up to history+20 messages.
 func benchGrowthStored(b *testing.B, prov *growthProvider, a *Agent) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "olly.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	svc, err := session.New(session.Deps{Store: st, Runner: a})
-	if err != nil {
-		b.Fatal(err)
-	}
+	svc, _ := storedService(b, a)
 	dir := b.TempDir()
 	b.ReportAllocs()
 	for b.Loop() {

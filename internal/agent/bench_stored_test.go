@@ -2,18 +2,12 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/olly-agent/olly/internal/event"
-	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/session"
-	"github.com/olly-agent/olly/internal/store"
-	"github.com/olly-agent/olly/internal/tools"
 )
 
 // BenchmarkIterationStoredSpread runs long turns (100 iterations, 99 of
@@ -26,43 +20,9 @@ import (
 func BenchmarkIterationStoredSpread(b *testing.B) {
 	const steps = 100
 	var stamps []time.Time
-	prov := &memProvider{keep: true,
-		details: llm.ModelDetails{Capabilities: llm.Capabilities{Known: true, Chat: true, Tools: true}, ContextLength: 1 << 20},
-		next: func(req *llm.ChatRequest) []llm.ChatChunk {
-			stamps = append(stamps, time.Now())
-			n := 0
-			for _, m := range req.Messages {
-				if m.Role == llm.RoleAssistant {
-					n++
-				}
-			}
-			if n < steps-1 {
-				return []llm.ChatChunk{
-					{Content: "Calling the tool."},
-					{ToolCalls: []llm.ToolCall{{Name: "noop", Arguments: json.RawMessage(fmt.Sprintf(`{"i":%d}`, n))}}},
-					{Done: true, DoneReason: llm.DoneStop, Metrics: &llm.Metrics{PromptTokens: 1000, CompletionTokens: 20}},
-				}
-			}
-			return textChunks("All done. [TASK_COMPLETE]", 8)
-		}}
-	reg, err := tools.NewRegistry(noopTool{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	a, err := New(Deps{Provider: prov, Tools: reg, Config: Config{Model: "m", MaxIterations: steps + 10}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	prov := noopModel(steps, 1<<20, func() { stamps = append(stamps, time.Now()) })
+	svc, _ := storedService(b, noopAgent(b, prov, steps+10))
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "olly.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	svc, err := session.New(session.Deps{Store: st, Runner: a})
-	if err != nil {
-		b.Fatal(err)
-	}
 	dir := b.TempDir()
 	var iters []time.Duration
 	b.ReportAllocs()

@@ -32,17 +32,25 @@ const benchIterations = 10
 
 // benchModel answers with a no-op call until the tenth response, which
 // completes: one turn is ten iterations, nine of them with a tool batch.
-func benchModel() *memProvider {
+func benchModel() *memProvider { return noopModel(benchIterations, 32768, nil) }
+
+// noopModel answers with a no-op call until its steps-th response, which
+// completes: one turn is steps iterations. onRequest, when set, is called
+// at each request.
+func noopModel(steps, contextLength int, onRequest func()) *memProvider {
 	return &memProvider{keep: true,
-		details: llm.ModelDetails{Capabilities: llm.Capabilities{Known: true, Chat: true, Tools: true}, ContextLength: 32768},
+		details: llm.ModelDetails{Capabilities: llm.Capabilities{Known: true, Chat: true, Tools: true}, ContextLength: contextLength},
 		next: func(req *llm.ChatRequest) []llm.ChatChunk {
+			if onRequest != nil {
+				onRequest()
+			}
 			n := 0
 			for _, m := range req.Messages {
 				if m.Role == llm.RoleAssistant {
 					n++
 				}
 			}
-			if n < benchIterations-1 {
+			if n < steps-1 {
 				return []llm.ChatChunk{
 					{Content: "Calling the tool."},
 					{ToolCalls: []llm.ToolCall{{Name: "noop", Arguments: json.RawMessage(fmt.Sprintf(`{"i":%d}`, n))}}},
@@ -53,16 +61,50 @@ func benchModel() *memProvider {
 		}}
 }
 
-func benchAgent(b *testing.B) *Agent {
+func benchAgent(b *testing.B) *Agent { return noopAgent(b, benchModel(), 0) }
+
+// noopAgent is an agent on prov with the no-op tool; maxIterations 0 is
+// the default.
+func noopAgent(b *testing.B, prov llm.Provider, maxIterations int) *Agent {
 	reg, err := tools.NewRegistry(noopTool{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	a, err := New(Deps{Provider: benchModel(), Tools: reg, Config: Config{Model: "m"}})
+	a, err := New(Deps{Provider: prov, Tools: reg, Config: Config{Model: "m", MaxIterations: maxIterations}})
 	if err != nil {
 		b.Fatal(err)
 	}
 	return a
+}
+
+// storedService is the session service running a's turns over the real
+// SQLite store, in a temporary folder; the store closes when the
+// benchmark function returns.
+func storedService(b *testing.B, a *Agent) (*session.Service, *store.Store) {
+	st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "olly.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	svc, err := session.New(session.Deps{Store: st, Runner: a})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return svc, st
+}
+
+// busEmit publishes a detached turn's events to bus (no store), numbering
+// the durable ones after *seq.
+func busEmit(bus *event.Bus, turn int, seq *int64) session.EmitFunc {
+	return func(_ context.Context, p event.Payload) (event.Event, error) {
+		ev := event.Event{Session: "bench", Turn: turn, Data: p}
+		if ev.Durable() {
+			*seq++
+			ev.Seq = *seq
+		}
+		bus.Publish(ev)
+		return ev, nil
+	}
 }
 
 // cpuTime is the process's user+system CPU time in nanoseconds.
@@ -96,16 +138,7 @@ func BenchmarkIteration(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		var seq int64
-		emit := func(_ context.Context, p event.Payload) (event.Event, error) {
-			ev := event.Event{Session: "bench", Turn: 1, Data: p}
-			if ev.Durable() {
-				seq++
-				ev.Seq = seq
-			}
-			bus.Publish(ev)
-			return ev, nil
-		}
-		t := session.NewTurn("bench", 1, ws, session.PromptInput{Text: "call the tool nine times"}, nil, emit)
+		t := session.NewTurn("bench", 1, ws, session.PromptInput{Text: "call the tool nine times"}, nil, busEmit(bus, 1, &seq))
 		res, err := a.RunTurn(ctx, t)
 		if err != nil || res.Status != event.FinishDone || res.Iterations != benchIterations {
 			b.Fatalf("turn: %+v, %v", res, err)
@@ -119,17 +152,8 @@ func BenchmarkIteration(b *testing.B) {
 // with the real SQLite store: every durable event is committed before it
 // is published.
 func BenchmarkIterationStored(b *testing.B) {
-	a := benchAgent(b)
+	svc, st := storedService(b, benchAgent(b))
 	ctx := context.Background()
-	st, err := store.Open(ctx, filepath.Join(b.TempDir(), "olly.db"), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	svc, err := session.New(session.Deps{Store: st, Runner: a})
-	if err != nil {
-		b.Fatal(err)
-	}
 	dir := b.TempDir()
 	b.ReportAllocs()
 	c0, _ := st.Commits()
