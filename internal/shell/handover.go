@@ -211,21 +211,29 @@ func (s *Shell) handPlaces() []string {
 	return out
 }
 
+// maxDataState bounds the read-only state olly parses: a real one is a
+// few kilobytes; one past this is not carried (the workspace-write bash
+// keeps its own state), so a command cannot make olly hold much memory.
+const maxDataState = 4 << 20
+
 // readStateFile reads a state file a bash saved, refusing what copyState
-// refuses (a link, anything but a regular file, an insane size).
-func readStateFile(path string) ([]byte, error) {
+// refuses (a link, anything but a regular file) and a file over limit.
+func readStateFile(path string, limit int64) ([]byte, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() > maxStateBytes {
-		return nil, errors.New("shell: the saved state is not a regular file of a sane size")
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, errors.New("the saved state is not a regular file")
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("the saved state is larger than %d MiB", limit>>20)
 	}
 	// One read of the size it has (a read more sees its end).
 	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+1))
-	_, err = buf.ReadFrom(io.LimitReader(f, maxStateBytes))
+	_, err = buf.ReadFrom(io.LimitReader(f, limit))
 	return buf.Bytes(), err
 }
 

@@ -120,3 +120,30 @@ func TestStateCarriesAcrossPolicies(t *testing.T) {
 		})
 	}
 }
+
+// TestHugeReadOnlyStateIsNotCarried: a read-only state over maxDataState
+// is not parsed (a command could otherwise make olly hold that much): the
+// workspace-write bash keeps its own state, or a new one takes the newest
+// state a bash that was not read-only saved, and the result says so.
+func TestHugeReadOnlyStateIsNotCarried(t *testing.T) {
+	for _, restore := range []bool{false, true} {
+		t.Run("restore="+strconv.FormatBool(restore), func(t *testing.T) {
+			m, _, _, _ := sandboxed(t)
+			sh := m.Session("s")
+			rw := pidOf(t, sh, readWrite)
+			mustRun(t, sh, "f() { echo fn; }; export W=1", readWrite)
+			if res := mustRun(t, sh, "export A=1; big=$(head -c 5000000 /dev/zero | tr '\\0' x); echo ${#big}", readOnly); res.Output != "5000000" {
+				t.Fatalf("the big variable: %s", res.Text())
+			}
+			if restore {
+				if err := syscall.Kill(rw, syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res := mustRun(t, sh, `echo "A=${A-none} W=$W ${#big}"; f`, readWrite)
+			if res.Output != "A=none W=1 0\nfn" || !hasNote(res, "larger than 4 MiB") {
+				t.Errorf("got %s", res.Text())
+			}
+		})
+	}
+}

@@ -55,11 +55,18 @@ func (s *Shell) handsData(p sandbox.Policy) bool {
 	return s.stateRO && p != sandbox.ReadOnly
 }
 
+// dataFailed is the note when dataState failed: the bash keeps its own
+// state (or takes only the newest state a bash that was not read-only
+// saved).
+func dataFailed(err error) string {
+	return "the variables read-only commands set were not carried over to this command (" + err.Error() + ")"
+}
+
 // dataState reads the state a read-only bash saved (src) and writes to
 // dst the variables a bash that is not read-only may take from it, in
 // olly's quoting; the note says what was left behind ("" if nothing).
 func (s *Shell) dataState(src, dst string) (string, error) {
-	b, err := readStateFile(src)
+	b, err := readStateFile(src, maxDataState)
 	if err != nil {
 		return "", err
 	}
@@ -119,7 +126,7 @@ func (s *Shell) handBaseline() (vars map[string]string, code []byte, haveCode bo
 	b := &handBase{vars: make(map[string]string)}
 	defer func() { s.handBase = b }()
 	if s.hasWState {
-		if st, err := readStateFile(filepath.Join(s.dir, "wstate")); err == nil {
+		if st, err := readStateFile(filepath.Join(s.dir, "wstate"), maxDataState); err == nil {
 			vs, rest, _ := parseDeclares(st)
 			for i := range vs {
 				b.vars[vs[i].name] = canonical(&vs[i])

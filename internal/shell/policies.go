@@ -147,7 +147,9 @@ func (s *Shell) syncInto(p *bashProc) (string, error) {
 		// A read-only bash's state: its variables as data only ("d").
 		note, err := s.dataState(filepath.Join(s.dir, "state"), filepath.Join(p.dir, "sync"))
 		if err != nil {
-			return "", err
+			// Not taken: p keeps its own state.
+			p.handNote = dataFailed(err)
+			return "", nil
 		}
 		p.handNote, flag = note, "d"
 	} else if err := copyState(filepath.Join(s.dir, "state"), filepath.Join(p.dir, "sync")); err != nil {

@@ -74,11 +74,15 @@ func (s *Shell) restoreInto(own string, spec sandbox.Spec) (restore string, env 
 	}
 	if s.handsData(spec.Policy) {
 		note, err := s.dataState(filepath.Join(s.dir, "state"), filepath.Join(own, "data"))
+		slot := "0d"
 		if err != nil {
-			return "", s.m.baseEnv, false, "the variables of the earlier commands could not be carried over (" + err.Error() + ")"
+			note, slot = dataFailed(err), "0" // only the newest trusted state, if any
 		}
 		if s.hasWState && copyState(filepath.Join(s.dir, "wstate"), filepath.Join(own, "state0")) == nil {
-			return "0d", restartEnv(s.m.baseEnv), false, note
+			return slot, restartEnv(s.m.baseEnv), false, note
+		}
+		if err != nil {
+			return "", s.m.baseEnv, false, note
 		}
 		return "d", s.m.baseEnv, false, note
 	}
