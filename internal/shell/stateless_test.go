@@ -143,3 +143,23 @@ func TestBashStdoutKeptPastACommand(t *testing.T) {
 		t.Errorf("the command after: %s", res.Text())
 	}
 }
+
+// BenchmarkCommandFacts is what the shell spends deciding about a command
+// no caller checked (the terminal tool's check gives the same answers from
+// the parse it makes anyway): safety.Facts. (Up to 84682ee it was the
+// "facts" sub-benchmark, and an "old" one measured the noexec parse plus the hand lexer it replaced:
+// docs/performance.md.)
+func BenchmarkCommandFacts(b *testing.B) {
+	cmds := []string{
+		"echo step >> steps.txt", "go test ./...", "git status; git diff --stat", "ls -la | grep foo && cat x || true",
+		"grep -rn \"TODO\" --include='*.go' .", "cd web && npm test", "python3 -m pytest tests/ -x -q",
+		"find . -name '*.go' | xargs wc -l", "sed -i 's/old/new/g' src/main.go", "export A=1",
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, c := range cmds {
+			safety.Facts(c)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cmds))/1000, "µs/command")
+}
