@@ -54,6 +54,13 @@ var (
 		"npm_config_", "YARN_", "XDG_", "SSH_", "LESS", "CGO_", "CARGO_", "RUSTUP_", "PIP_", "MALLOC_",
 		"QT_", "GTK_", "DOCKER_", "KUBE",
 	}
+	// handDenySuffix catches the names programs give the commands they
+	// run and the search paths they load code from, beyond the lists
+	// above (GIT_SSH_COMMAND, SUDO_ASKPASS, PKG_CONFIG_PATH…).
+	handDenySuffix = []string{
+		"PATH", "_COMMAND", "_CMD", "_ASKPASS", "_EDITOR", "_PAGER", "_WRAPPER", "_SHELL", "_PRELOAD",
+		"_HOOK", "_HOOKS",
+	}
 	// handSilent are bash's own variables that change by themselves (or
 	// that olly sets before every command): dropped without a word.
 	handSilent = []string{
@@ -73,6 +80,9 @@ func driverDenyList() string {
 	pats = append(pats, forcedNames()...)
 	for _, n := range handDenyPrefix {
 		pats = append(pats, n+"*")
+	}
+	for _, n := range handDenySuffix {
+		pats = append(pats, "*"+n)
 	}
 	return strings.Join(pats, "|")
 }
@@ -100,6 +110,11 @@ func handDeny(name string) (deny, silent bool) {
 	}
 	for _, p := range handDenyPrefix {
 		if strings.HasPrefix(name, p) {
+			return true, false
+		}
+	}
+	for _, p := range handDenySuffix {
+		if strings.HasSuffix(name, p) {
 			return true, false
 		}
 	}
