@@ -147,3 +147,20 @@ func TestHugeReadOnlyStateIsNotCarried(t *testing.T) {
 		})
 	}
 }
+
+// TestNoHandOverNoteWhenNothingIsLeft: a session whose first commands are
+// read-only (its workspace-write bash then starts from their state, with
+// no workspace-write state to compare with) gets no note about what bash
+// sets by itself (IFS, PS4, SHELLOPTS…), nor later when nothing was left.
+func TestNoHandOverNoteWhenNothingIsLeft(t *testing.T) {
+	m, _, _, _ := sandboxed(t)
+	sh := m.Session("s")
+	mustRun(t, sh, "ls", readOnly)
+	if res := mustRun(t, sh, "echo hi", readWrite); len(res.Notes) != 0 {
+		t.Errorf("first workspace-write command: %s", res.Text())
+	}
+	mustRun(t, sh, "x=1", readOnly)
+	if res := mustRun(t, sh, "echo $x", readWrite); res.Output != "1" || len(res.Notes) != 0 {
+		t.Errorf("after a read-only x=1: %s", res.Text())
+	}
+}

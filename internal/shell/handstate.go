@@ -135,6 +135,10 @@ func (s *Shell) handBaseline() (vars map[string]string, code []byte, haveCode bo
 			return b.vars, b.code, true
 		}
 	}
+	// What every bash sets by itself, and the environment it starts with.
+	for name, val := range map[string]string{"IFS": " \t\n", "PS4": "+ ", "OPTERR": "1"} {
+		b.vars[name] = canonical(&shVar{name: name, set: true, value: val})
+	}
 	for _, kv := range s.m.baseEnv {
 		name, val, _ := strings.Cut(kv, "=")
 		b.vars[name] = canonical(&shVar{name: name, attrs: "x", set: true, value: val})
