@@ -75,6 +75,16 @@ func (r *piecesReader) Read(b []byte) (int, error) {
 	return n, nil
 }
 
+// Close does nothing: the pieces are the caller's. (A reader that closes
+// itself reaches the connection unwrapped: the transport unwraps its own
+// wrapper of a body, not an io.NopCloser inside it.)
+func (r *piecesReader) Close() error { return nil }
+
+// remaining is how many bytes are left to read.
+func (r *piecesReader) remaining() int {
+	return r.p.Len() - r.off
+}
+
 // setBody gives req the body p, with its length and a GetBody for the
 // transport's own retry of a request on a connection the server had
 // closed.
@@ -84,7 +94,7 @@ func setBody(req *http.Request, p Pieces) {
 		req.Body, req.ContentLength = http.NoBody, 0
 		return
 	}
-	req.Body = io.NopCloser(&piecesReader{p: p})
+	req.Body = &piecesReader{p: p}
 	req.ContentLength = int64(n)
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(&piecesReader{p: p}), nil }
+	req.GetBody = func() (io.ReadCloser, error) { return &piecesReader{p: p}, nil }
 }

@@ -2,10 +2,8 @@ package wire
 
 import (
 	"context"
-	"io"
 	"net"
 	"net/http"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -65,7 +63,8 @@ func NewClient[O ~func(*Settings)](baseURL string, spec Spec, opts []O) (Client,
 	return Client{BaseURL: root, Dialect: spec.Dialect, Settings: set, ParseError: spec.ParseError, noDrain: new(atomic.Bool)}, nil
 }
 
-// transport is the default transport with a bound on connecting.
+// transport is the default transport with a bound on connecting, whose
+// connections send a request in one write (reqConn).
 func transport(connect time.Duration) http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
@@ -74,30 +73,9 @@ func transport(connect time.Duration) http.RoundTripper {
 		if err != nil {
 			return nil, err
 		}
-		return copyConn{c}, nil
+		return &reqConn{Conn: c}, nil
 	}
-	// A request body (the JSON of the conversation) up to this size goes
-	// through the connection's write buffer; the rest of a larger one is
-	// copied through a pooled buffer (copyConn). Connections are reused
-	// (Body.drain), so this is allocated once.
-	t.WriteBufferSize = 64 << 10
+	// The write buffer keeps its default size: it only takes request
+	// heads, a body goes from the transport to reqConn.ReadFrom.
 	return t
 }
-
-// copyConn is a connection whose ReadFrom copies through a pooled buffer.
-// The transport hands the part of a request body that does not fit its
-// write buffer to the connection's ReadFrom; net.TCPConn's (which can only
-// splice from sockets and files, not from a body) then allocated a new
-// 32 KiB buffer for every request.
-type copyConn struct{ net.Conn }
-
-var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
-
-func (c copyConn) ReadFrom(r io.Reader) (int64, error) {
-	bp := copyBufs.Get().(*[]byte)
-	defer copyBufs.Put(bp)
-	return io.CopyBuffer(writerOnly{c.Conn}, r, *bp)
-}
-
-// writerOnly hides a writer's ReadFrom from io.CopyBuffer.
-type writerOnly struct{ io.Writer }

@@ -234,9 +234,9 @@ func CachedOnWire(t *testing.T, d Dialect, plain func(*llm.ChatRequest) ([]byte,
 		if got := srv.LastRequest(d.ChatPath).Body; !bytes.Equal(got, want) {
 			t.Fatalf("request %d: the server received\n%s\nwant\n%s", i, got, want)
 		}
-		// From the second request on, a result of 100 KB: the bodies pass
-		// the transport's 64 KiB write buffer (the rest is written from
-		// the pieces, copyConn).
+		// From the second request on, a result of 100 KB: bodies far
+		// larger than the transport's write buffer, sent with their head
+		// in one writev of the pieces (reqConn).
 		result := fmt.Sprint("package a // ", i)
 		if i > 0 {
 			result = strings.Repeat(fmt.Sprintf("<%d> & \"x\"\n", i), 10_000)
