@@ -128,6 +128,8 @@ var statelessNames = map[string][]string{
 	`"ls" -l`:                      {"ls"},
 	`\ls -l`:                       {"ls"},
 	"&>f ls":                       {"ls"},
+	"ls >|f":                       {"ls"}, // the old lexer made f a command: a redirection, a pipe, f
+	"ls 2>&1 |& cat &":             {"ls", "cat"},
 	"[ -f go.mod ] && echo yes":    {"[", "echo"},
 	"":                             nil,
 }
