@@ -1,15 +1,10 @@
 package shell
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // The state a read-only command left reaches the workspace-write bash as
@@ -231,41 +226,6 @@ func (s *Shell) handPlaces() []string {
 // few kilobytes; one past this is not carried (the workspace-write bash
 // keeps its own state), so a command cannot make olly hold much memory.
 const maxDataState = 4 << 20
-
-// readStateFile reads a state file a bash saved, refusing what copyState
-// refuses (a link, anything but a regular file) and a file over limit.
-func readStateFile(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return nil, errors.New("the saved state is not a regular file")
-	}
-	if fi.Size() > limit {
-		return nil, fmt.Errorf("the saved state is larger than %d MiB", limit>>20)
-	}
-	// One read of the size it has (a read more sees its end).
-	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+1))
-	_, err = buf.ReadFrom(io.LimitReader(f, limit))
-	return buf.Bytes(), err
-}
-
-// writeFileAtomic writes b to dst through a new file renamed over it.
-func writeFileAtomic(dst string, b []byte) error {
-	tmp := dst + ".tmp"
-	_ = os.Remove(tmp)
-	err := os.WriteFile(tmp, b, 0o600)
-	if err == nil {
-		err = os.Rename(tmp, dst)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-	}
-	return err
-}
 
 // handNote is what the model is told when a hand-over left something
 // behind ("" when nothing was).

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,7 +83,10 @@ func (s *Shell) dataState(src, dst string) (string, error) {
 	}) {
 		v.source(&sb)
 	}
-	if err := writeFileAtomic(dst, []byte(sb.String())); err != nil {
+	if err := writeStateFile(dst, func(w io.Writer) error {
+		_, err := io.WriteString(w, sb.String())
+		return err
+	}); err != nil {
 		return "", err
 	}
 	code := complete && codeChanged(b[rest:], baseCode, haveCode)

@@ -1,15 +1,14 @@
 package shell
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 
 	"github.com/olly-agent/olly/internal/sandbox"
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // Each bash of a session gets a state folder of its own, STATE_DIR/b<n>,
@@ -106,53 +105,14 @@ func (s *Shell) keepState(p *bashProc, slot int) {
 	s.tookState(p.spec.Policy)
 }
 
-// copyState copies a state file written in a bash's folder, which that
-// bash's commands may have replaced: a symbolic link or anything but a
-// regular file is refused, so olly never follows a link or blocks on a
-// FIFO, and the size is bounded.
-func copyState(src, dst string) error {
-	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return err
-	}
-	defer func() { _ = in.Close() }()
-	fi, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxStateBytes {
-		return errors.New("shell: the saved state is not a regular file of a sane size")
-	}
-	tmp := dst + ".tmp"
-	_ = os.Remove(tmp)
-	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(out, io.LimitReader(in, maxStateBytes))
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, dst)
-	}
-	if err != nil {
-		_ = os.Remove(tmp)
-	}
-	return err
-}
-
 // readExitRecord reads the exit record bash p's EXIT trap wrote, refusing
 // anything but a small regular file (see copyState).
 func readExitRecord(p *bashProc) ([]byte, bool) {
-	f, err := os.OpenFile(filepath.Join(p.dir, "exit"), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, _, err := workspace.OpenRegularNoFollow(filepath.Join(p.dir, "exit"))
 	if err != nil {
 		return nil, false
 	}
 	defer func() { _ = f.Close() }()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, false
-	}
 	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	return b, err == nil
 }
