@@ -90,8 +90,13 @@ __olly_begin() {
 	# (What declare -F prints, the name, goes to the frame pipe, before
 	# the B frame, which olly allows: a redirection here would cost bash
 	# a dozen system calls.)
+	# BASH_ALIASES is looked into only while it is an associative array:
+	# unset, or made an indexed one, it would have each name evaluated as
+	# arithmetic (ls='POSIXLY_CORRECT=1' assigns, a subscript runs code),
+	# and a nameref's target subscript even by ${BASH_ALIASES@a} (-R does
+	# not resolve it); then it shows no alias anyway (aliases are off).
 	for __olly_n in "${__olly_req[@]:6}"; do
-		[[ -z ${BASH_ALIASES[$__olly_n]+x} ]] || __olly_sv=1
+		[[ -R BASH_ALIASES || ${BASH_ALIASES@a} != *A* || -z ${BASH_ALIASES[$__olly_n]+x} ]] || __olly_sv=1
 		builtin declare -F -- "$__olly_n" && __olly_sv=1
 	done
 	builtin export OLLY_SHELL_RUN="$__olly_tok" "${__olly_forced[@]}"

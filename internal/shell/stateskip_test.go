@@ -164,3 +164,38 @@ func TestLooserStatelessCommandsRun(t *testing.T) {
 		t.Error("a stateless command was followed by a save")
 	}
 }
+
+// TestIndexedBASH_ALIASESIsNotEvaluated: bash looks each name of a
+// stateless command up in BASH_ALIASES; a session that unset it and made
+// it an indexed array turned that lookup into arithmetic on the name, so
+// a variable named like the program (ls='POSIXLY_CORRECT=1') assigned in
+// olly's own code, before the command, and the command, found stateless,
+// was followed by no reset: posix mode stayed on; a subscript in the
+// value ran code there (and a nameref BASH_ALIASES to an array element
+// ran its subscript). Now the lookup is made only in an associative
+// BASH_ALIASES that is no nameref (otherwise it shows no alias anyway, and
+// the command runs with aliases off).
+func TestIndexedBASH_ALIASESIsNotEvaluated(t *testing.T) {
+	m, ws := newTestManager(t, nil)
+	sh := m.Session("s")
+	mark := filepath.Join(ws, "ran")
+	mustRun(t, sh, "true", RunOptions{})
+	mustRun(t, sh, `unset BASH_ALIASES; BASH_ALIASES=(x); ls='POSIXLY_CORRECT=1'; cat='y[$(: >`+mark+`)]'`, RunOptions{})
+	for _, c := range []string{"ls /", "cat /dev/null"} {
+		if res := mustRun(t, sh, c, RunOptions{}); res.ExitCode != 0 {
+			t.Errorf("%q: %s", c, res.Text())
+		}
+	}
+	// A nameref to an array element: even its attributes evaluate the
+	// subscript.
+	mustRun(t, sh, `unset BASH_ALIASES; a=(1); declare -n BASH_ALIASES='a[$(: >`+mark+`)]'`, RunOptions{})
+	if res := mustRun(t, sh, "ls /", RunOptions{}); res.ExitCode != 0 {
+		t.Errorf("with the nameref: %s", res.Text())
+	}
+	if res := mustRun(t, sh, `echo "opts $SHELLOPTS"`, RunOptions{}); strings.Contains(res.Output, "posix") {
+		t.Errorf("the name check switched posix mode on: %s", res.Text())
+	}
+	if _, err := os.Stat(mark); err == nil {
+		t.Error("the name check ran code")
+	}
+}
