@@ -83,11 +83,14 @@ func checkCorpus() []string {
 	out = append(out, bashCommands...) // typicalCommands too
 	out = append(out, brokenInputs...)
 	out = append(out, analyzeSeeds...)
+	for cmd := range statelessCases {
+		out = append(out, cmd)
+	}
 	return append(out, installScript)
 }
 
-// checkAgrees fails t unless Check gives what Analyze, ReadOnly and
-// SetsNoexec give.
+// checkAgrees fails t unless Check gives what Analyze, ReadOnly,
+// SetsNoexec and Facts give.
 func checkAgrees(t *testing.T, command string, opts Options) {
 	t.Helper()
 	c := Check(command, opts)
@@ -99,6 +102,9 @@ func checkAgrees(t *testing.T, command string, opts Options) {
 	}
 	if c.Command != command || c.Noexec != SetsNoexec(command) {
 		t.Fatalf("Check(%q) noexec %v, SetsNoexec %v", command, c.Noexec, !c.Noexec)
+	}
+	if d := cmp.Diff(Facts(command), c.ShellFacts); d != "" {
+		t.Fatalf("Check(%q).ShellFacts differs from Facts (-Facts +Check):\n%s", command, d)
 	}
 }
 

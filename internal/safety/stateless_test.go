@@ -202,10 +202,7 @@ func TestStatelessCommentsThroughout(t *testing.T) {
 // assignment, a subshell, a group, a substitution, a here-document)
 // added to a stateless one makes it stateful.
 func FuzzStateless(f *testing.F) {
-	for cmd := range statelessCases {
-		f.Add(cmd)
-	}
-	for _, cmd := range checkCorpus() {
+	for _, cmd := range checkCorpus() { // statelessCases too
 		f.Add(cmd)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
