@@ -85,7 +85,11 @@ func TestRequestHeadAndBodyInOneWrite(t *testing.T) {
 		for k := range n {
 			body = append(body, fmt.Appendf(nil, `{"piece":%d,"pad":%q},`, k, strings.Repeat("x", k%17)))
 		}
-		req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url+"/api/chat", nil)
+		// A head held back and never sent would leave the server waiting:
+		// the deadline makes that a failure, not a hang.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/api/chat", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +205,9 @@ func TestPiecesBodyHandedToConnection(t *testing.T) {
 	hc := &http.Client{Transport: tr}
 	defer hc.CloseIdleConnections()
 	body := Pieces{[]byte(`{"a":"`), bytes.Repeat([]byte("x"), 100<<10), []byte(`"}`)}
-	req, err := http.NewRequestWithContext(context.Background(), http.MethodPost, url+"/api/chat", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/api/chat", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,5 +77,8 @@ func transport(connect time.Duration) http.RoundTripper {
 	}
 	// The write buffer keeps its default size: it only takes request
 	// heads, a body goes from the transport to reqConn.ReadFrom.
+	// A request with "Expect: 100-continue" (olly sends none) must not wait
+	// for an answer to a head reqConn holds back: its body goes at once.
+	t.ExpectContinueTimeout = 0
 	return t
 }
