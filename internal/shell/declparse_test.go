@@ -135,15 +135,21 @@ func TestKeepVar(t *testing.T) {
 		{shVar{name: "npm_config_script_shell", attrs: "x", set: true, value: "/x"}, false},
 		{shVar{name: "PATHS", attrs: "x", set: true, value: "a b"}, true},
 		{shVar{name: "__olly_req", attrs: "a", set: true}, false},
-		{shVar{name: "ref", attrs: "n", set: true, value: "PATH"}, false},
-		{shVar{name: "n", attrs: "i", set: true, value: "a[$(touch p)]"}, false},
-		{shVar{name: "n", attrs: "i", set: true, value: "012"}, false},
+		// Attributes but a, A and x are dropped (carriedAttrs): the values
+		// cross as plain strings.
+		{shVar{name: "ref", attrs: "n", set: true, value: "PATH"}, true},
+		{shVar{name: "n", attrs: "i", set: true, value: "a[$(touch p)]"}, true},
+		{shVar{name: "n", attrs: "i", set: true, value: "012"}, true},
+		{shVar{name: "OPTIND", attrs: "i", set: true, value: "1"}, false},
+		{shVar{name: "TAR_OPTIONS", attrs: "x", set: true, value: "--checkpoint=1"}, false},
+		{shVar{name: "LC_ALL", attrs: "x", set: true, value: "zh_TW.BIG5"}, false},
+		{shVar{name: "LANG", attrs: "x", set: true, value: "en_US.UTF-8"}, true},
 		{shVar{name: "n", attrs: "i", set: true, value: "-12"}, true},
 		{shVar{name: "CONF", attrs: "x", set: true, value: "../../olly-tmp-s-123/x"}, false},
 		{shVar{name: "CONF", attrs: "", set: true, value: "/tmp/olly-tmp-s-123/x"}, true}, // not exported
 		{shVar{name: "CONF", attrs: "x", set: true, value: "/proc/1/cwd/x"}, false},
 		{shVar{name: "a", attrs: "a", set: true, elems: []shElem{{"1", "x"}, {"1", "y"}}}, false},
-		{shVar{name: "l", attrs: "l", set: true, value: "Hi"}, false},
+		{shVar{name: "l", attrs: "l", set: true, value: "Hi"}, true},
 	} {
 		if keep, _ := keepVar(&c.v, places); keep != c.keep {
 			t.Errorf("keepVar(%+v) = %v", c.v, keep)

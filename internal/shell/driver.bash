@@ -121,15 +121,18 @@ __olly_clear() {
 }
 
 # __olly_clearv unsets every variable but bash's own and olly's (a
-# readonly one cannot be). With an argument (before the data olly wrote
-# from a read-only bash's state: it carries no functions or aliases, and
-# none of these names) it also leaves the names olly never carries from
-# there, so this bash keeps its own (olly fills in the list: handover.go).
+# readonly one cannot be). With arguments (the first line of the data
+# olly wrote from a read-only bash's state: it carries no functions or
+# aliases, and none of these names) it also leaves the names olly never
+# carries from there (olly fills in the list: handover.go) and the names
+# given after the first, which did not cross, so this bash keeps its own.
 __olly_clearv() {
 	builtin compgen -v >"$__olly_d/names" 2>/dev/null
 	builtin mapfile -t __olly_names <"$__olly_d/names"
+	builtin local -A __olly_kn
+	for __olly_n in "${@:2}"; do __olly_kn[$__olly_n]=1; done
 	for __olly_n in "${__olly_names[@]}"; do
-		[[ $__olly_n == __olly_* || -n ${__olly_own[$__olly_n]+x} ]] && continue
+		[[ $__olly_n == __olly_* || -n ${__olly_own[$__olly_n]+x} || -n ${__olly_kn[$__olly_n]+x} ]] && continue
 		if [[ -n $1 ]]; then
 			case $__olly_n in
 			__OLLY_KEEP__) continue ;;
@@ -246,7 +249,6 @@ builtin shopt -u inherit_errexit
 	fi
 	__olly_d=$1
 	if [[ $2 == *d ]]; then
-		__olly_clearv k
 		builtin source -- "$1/data" >&12 2>&12 <&12
 		__olly_d=$1
 	fi
@@ -272,7 +274,6 @@ builtin shopt -u inherit_errexit
 	# the frame pipe, is redirected last, so it is put back first.
 	__olly_loop='while __olly_post; __olly_next; do
 		if [[ ${__olly_req[4]} == d ]]; then
-			__olly_clearv k
 			__olly_ok=
 			{
 				[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1

@@ -43,11 +43,14 @@ var (
 		"GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "GOEXPERIMENT", "GOCACHE", "GOMODCACHE",
 		"RUSTC", "RUSTC_WRAPPER", "RUSTFLAGS", "RUSTDOCFLAGS", "TCLLIBPATH", "LUA_PATH", "LUA_CPATH",
 		"OPENSSL_CONF", "OPENSSL_ENGINES", "GNUPGHOME", "KRB5_CONFIG", "CURL_HOME", "WGETRC", "ZDOTDIR",
+		"FCEDIT", "TEXTDOMAIN", "TEXTDOMAINDIR", "TAR_OPTIONS", "GNUMAKEFLAGS", "RIPGREP_CONFIG_PATH",
+		"COMPILER_PATH", "GCC_EXEC_PREFIX", "LIBRARY_PATH", "VIMINIT", "EXINIT", "MYVIMRC", "MAVEN_OPTS",
+		"GRADLE_OPTS", "SBT_OPTS", "PHPRC", "PHP_INI_SCAN_DIR",
 	}
 	handDenyPrefix = []string{
 		"BASH_", "LD_", "DYLD_", "GIT_", "PYTHON", "PERL", "RUBY", "GEM_", "BUNDLE_", "NODE_", "NPM_CONFIG_",
 		"npm_config_", "YARN_", "XDG_", "SSH_", "LESS", "CGO_", "CARGO_", "RUSTUP_", "PIP_", "MALLOC_",
-		"QT_", "GTK_", "DOCKER_", "KUBE",
+		"QT_", "GTK_", "DOCKER_", "KUBE", "LUA_INIT", "DOTNET_", "AWS_",
 	}
 	// handDenySuffix catches the names programs give the commands they
 	// run and the search paths they load code from, beyond the lists
@@ -63,6 +66,11 @@ var (
 		"GROUPS", "HISTCMD", "HOSTNAME", "HOSTTYPE", "LINENO", "MACHTYPE", "OSTYPE", "PIPESTATUS", "PPID",
 		"PWD", "RANDOM", "SECONDS", "SHLVL", "SRANDOM", "UID", "_", "COPROC", "COMPREPLY", "MAPFILE", "COMP_WORDBREAKS",
 		"SHELLOPTS", "BASHOPTS", // the options, which never cross (reset after every command)
+		// bash's own integer (getopts' place): a bash keeps it, and its
+		// attribute, through the clear, so a value assigned to it would be
+		// evaluated (carriedAttrs cannot drop an attribute the taking bash
+		// gives the name itself).
+		"OPTIND",
 	}
 )
 
@@ -124,15 +132,15 @@ func handDeny(name string) (deny, silent bool) {
 // exported variable that names one (or /proc, through which a read-only
 // job's folders can be reached) could hand a program a file planted
 // there, and does not cross. (The sandbox keeps the state folder from
-// every command's reads as well: this is a second wall.)
+// every command's reads as well: this is a second wall.) A locale
+// variable crosses only with a locale that cannot change how bash reads
+// the approved command's bytes (safeLocale). What crosses keeps only the
+// attributes a, A and x (carriedAttrs).
 func keepVar(v *shVar, places []string) (keep, silent bool) {
 	if deny, silent := handDeny(v.name); deny {
 		return false, silent
 	}
-	if strings.Trim(v.attrs, "aAilurx") != "" {
-		return false, false // a nameref (-n), trace (-t), or an attribute bash did not print before
-	}
-	if !v.sane() {
+	if !v.sane() || isLocaleName(v.name) && !v.safeLocale() {
 		return false, false
 	}
 	if strings.Contains(v.attrs, "x") && v.names(places) {
@@ -141,33 +149,67 @@ func keepVar(v *shVar, places []string) (keep, silent bool) {
 	return true, false
 }
 
-// sane reports whether sourcing v as olly writes it gives v back, and
-// only v: an integer variable's values must be numbers as bash prints
-// them (anything else would be evaluated as arithmetic: a subscript can
-// run a command), an indexed array's keys too, a key may not repeat, a
-// case-converting variable's values must be converted already.
-func (v *shVar) sane() bool {
-	a := v.attrs
-	if strings.Contains(a, "a") && strings.Contains(a, "A") || strings.Contains(a, "l") && strings.Contains(a, "u") {
+// carriedAttrs are the attributes of attrs a variable keeps when it
+// crosses: a and A (its shape) and x. Integer, readonly, case-converting,
+// nameref, trace and any other attribute would change what a later
+// assignment in the approved command does (an integer one evaluates the
+// value: a subscript there can run a command; a readonly one makes the
+// assignment fail and the command go on), so they are dropped and the
+// values cross as plain strings. (x is then kept only for a name the
+// workspace-write bash exports already: dataState.)
+func carriedAttrs(attrs string) string {
+	if strings.Trim(attrs, "aAx") == "" {
+		return attrs
+	}
+	var b strings.Builder
+	for _, c := range []byte(attrs) {
+		if c == 'a' || c == 'A' || c == 'x' {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// isLocaleName reports whether name sets the locale bash itself reads.
+func isLocaleName(name string) bool {
+	return name == "LANG" || name == "LANGUAGE" || strings.HasPrefix(name, "LC_")
+}
+
+// safeLocale reports whether v names a locale that reads bytes as the
+// workspace-write bash does: C, POSIX, a UTF-8 one (…UTF-8 or …utf8, an
+// @modifier allowed) or none (empty). Another character set (BIG5: a
+// byte of a two-byte character can be a backslash or a quote) would make
+// bash, which reads the locale again on assignment, parse the approved
+// command differently; a path would load a locale from a file.
+func (v *shVar) safeLocale() bool {
+	if v.array() {
 		return false
 	}
-	ok := func(s string) bool {
-		switch {
-		case strings.Contains(a, "i") && !isDecimal(s):
-			return false
-		case strings.Contains(a, "l") && strings.ToLower(s) != s:
-			return false
-		case strings.Contains(a, "u") && strings.ToUpper(s) != s:
-			return false
-		}
+	s := v.value
+	if s == "" || s == "C" || s == "POSIX" {
 		return true
 	}
+	if strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-@") != "" {
+		return false
+	}
+	set, _, _ := strings.Cut(strings.ToLower(s), "@")
+	return strings.HasSuffix(set, ".utf-8") || strings.HasSuffix(set, ".utf8")
+}
+
+// sane reports whether sourcing v as olly writes it gives v back, and
+// only v: an array is indexed or associative, not both, an indexed
+// array's keys are numbers as bash prints them, and a key may not repeat.
+func (v *shVar) sane() bool {
+	a := v.attrs
+	if strings.Contains(a, "a") && strings.Contains(a, "A") {
+		return false
+	}
 	if !v.array() {
-		return !v.set || ok(v.value)
+		return true
 	}
 	seen := make(map[string]bool, len(v.elems))
 	for _, e := range v.elems {
-		if seen[e.key] || !ok(e.value) || (!strings.Contains(a, "A") && !isDecimal(e.key)) {
+		if seen[e.key] || (!strings.Contains(a, "A") && !isDecimal(e.key)) {
 			return false
 		}
 		seen[e.key] = true
@@ -229,17 +271,16 @@ const maxDataState = 4 << 20
 
 // handNote is what the model is told when a hand-over left something
 // behind ("" when nothing was).
-func handNote(code bool, dropped []string, partial bool) string {
+func handNote(code bool, dropped, unexported []string, partial bool) string {
 	var parts []string
 	if code {
 		parts = append(parts, "functions and aliases that read-only commands defined or changed do not carry over to commands that write")
 	}
 	if len(dropped) > 0 {
-		names := dropped
-		if len(names) > 5 {
-			names = append(slices.Clone(names[:5]), "…")
-		}
-		parts = append(parts, fmt.Sprintf("%d variables set by read-only commands were not carried (%s): set them in this command if it needs them", len(dropped), strings.Join(names, ", ")))
+		parts = append(parts, fmt.Sprintf("%d variables set by read-only commands were not carried (%s): set them in this command if it needs them", len(dropped), strings.Join(short(dropped), ", ")))
+	}
+	if len(unexported) > 0 {
+		parts = append(parts, fmt.Sprintf("exports made by read-only commands (%s) reach this command unexported: export them again here if needed", strings.Join(short(unexported), ", ")))
 	}
 	if partial {
 		parts = append(parts, "part of the read-only commands' saved state could not be read and was dropped")
@@ -248,4 +289,12 @@ func handNote(code bool, dropped []string, partial bool) string {
 		return ""
 	}
 	return strings.Join(parts, "; ")
+}
+
+// short is names, the first five and "…" when there are more.
+func short(names []string) []string {
+	if len(names) > 5 {
+		return append(slices.Clone(names[:5]), "…")
+	}
+	return names
 }

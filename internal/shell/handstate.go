@@ -66,6 +66,11 @@ func dataFailed(err error) string {
 // dataState reads the state a read-only bash saved (src) and writes to
 // dst the variables a bash that is not read-only may take from it, in
 // olly's quoting; the note says what was left behind ("" if nothing).
+// The file starts by clearing the variables of the bash that sources it
+// (__olly_clearv) but those it keeps its own value of: the names olly
+// never carries (driverDenyList) and each name of that state that does
+// not cross. When part of the state could not be read, nothing is
+// cleared: that bash keeps every variable the hand-over does not set.
 func (s *Shell) dataState(src, dst string) (string, error) {
 	b, err := readStateFile(src, maxDataState)
 	if err != nil {
@@ -73,14 +78,28 @@ func (s *Shell) dataState(src, dst string) (string, error) {
 	}
 	vars, rest, complete := parseDeclares(b)
 	base, baseCode, haveCode := s.handBaseline()
-	places := s.handPlaces()
 	var sb strings.Builder
-	var dropped []string
-	for _, v := range keptVars(vars, places, func(v *shVar) {
-		if base[v.name] != canonical(v) {
+	var dropped, unexported, keep []string
+	kept := keptVars(vars, s.handPlaces(), func(v *shVar, silent bool) {
+		if deny, _ := handDeny(v.name); !deny {
+			keep = append(keep, v.name)
+		}
+		if !silent && base[v.name] != canonical(v) {
 			dropped = append(dropped, v.name)
 		}
-	}) {
+	})
+	if complete {
+		sb.WriteString("__olly_clearv k")
+		for _, n := range keep {
+			sb.WriteString(" " + n) // identifiers (parseDeclares)
+		}
+		sb.WriteByte('\n')
+	}
+	for _, v := range kept {
+		if strings.Contains(v.attrs, "x") && !exportedIn(base, v.name) {
+			v.attrs = strings.ReplaceAll(v.attrs, "x", "")
+			unexported = append(unexported, v.name)
+		}
 		v.source(&sb)
 	}
 	if err := writeStateFile(dst, func(w io.Writer) error {
@@ -90,14 +109,19 @@ func (s *Shell) dataState(src, dst string) (string, error) {
 		return "", err
 	}
 	code := complete && codeChanged(b[rest:], baseCode, haveCode)
-	return handNote(code, dropped, !complete), nil
+	return handNote(code, dropped, unexported, !complete), nil
+}
+
+// exportedIn reports whether the baseline (handBaseline) exports name.
+func exportedIn(base map[string]string, name string) bool {
+	attrs, _, _ := strings.Cut(strings.TrimPrefix(base[name], "declare -"), " ")
+	return strings.Contains(attrs, "x")
 }
 
 // keptVars returns the variables of vars that cross (keepVar), each name
-// once, at its last declaration (bash's printer never repeats one; a
-// readonly one would make the later fail); drop gets each other that
-// needs telling.
-func keptVars(vars []shVar, places []string, drop func(*shVar)) []shVar {
+// once, at its last declaration (bash's printer never repeats one), with
+// the attributes they keep (carriedAttrs); drop gets each other.
+func keptVars(vars []shVar, places []string, drop func(v *shVar, silent bool)) []shVar {
 	last := make(map[string]int, len(vars))
 	for i := range vars {
 		last[vars[i].name] = i
@@ -109,9 +133,11 @@ func keptVars(vars []shVar, places []string, drop func(*shVar)) []shVar {
 			continue
 		}
 		if keep, silent := keepVar(v, places); keep {
-			kept = append(kept, *v)
-		} else if !silent && drop != nil {
-			drop(v)
+			c := *v
+			c.attrs = carriedAttrs(c.attrs)
+			kept = append(kept, c)
+		} else if drop != nil {
+			drop(v, silent)
 		}
 	}
 	return kept
