@@ -118,7 +118,9 @@ func TestTimeoutKillsProcessTree(t *testing.T) {
 }
 
 // TestCancelStopsQuickly: cancelling the context stops the command and Run
-// returns within a second (a generous bound; KillGrace is 250 ms).
+// returns without waiting for it (KillGrace is 250 ms; the bound of 20 s,
+// far under the command's 1000 s, is no speed bar: a 1 s bound failed once
+// at load 10).
 func TestCancelStopsQuickly(t *testing.T) {
 	requireProc(t)
 	m, ws := newTestManager(t, nil)
@@ -145,8 +147,8 @@ func TestCancelStopsQuickly(t *testing.T) {
 	if !res.Canceled || res.TimedOut {
 		t.Fatalf("Canceled=%v TimedOut=%v", res.Canceled, res.TimedOut)
 	}
-	if d := returned.Sub(cancelled); d > time.Second {
-		t.Errorf("Run returned %s after cancellation, want < 1s", d)
+	if d := returned.Sub(cancelled); d > 20*time.Second {
+		t.Errorf("Run returned %s after cancellation: it waited for the command", d)
 	}
 	for _, pid := range pidsIn(t, res.Output) {
 		if alive(pid) {
