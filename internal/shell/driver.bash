@@ -94,7 +94,10 @@ __olly_begin() {
 	# unset, or made an indexed one, it would have each name evaluated as
 	# arithmetic (ls='POSIXLY_CORRECT=1' assigns, a subscript runs code),
 	# and a nameref's target subscript even by ${BASH_ALIASES@a} (-R does
-	# not resolve it); then it shows no alias anyway (aliases are off).
+	# not resolve it); then it shows no alias anyway (aliases are off). A
+	# nameref __olly_n (a command's declare -n) would make each name the
+	# value of the variable it names, hiding a function: it goes first.
+	builtin unset -n __olly_n
 	for __olly_n in "${__olly_req[@]:6}"; do
 		[[ -R BASH_ALIASES || ${BASH_ALIASES@a} != *A* || -z ${BASH_ALIASES[$__olly_n]+x} ]] || __olly_sv=1
 		builtin declare -F -- "$__olly_n" && __olly_sv=1

@@ -199,3 +199,23 @@ func TestIndexedBASH_ALIASESIsNotEvaluated(t *testing.T) {
 		t.Error("the name check ran code")
 	}
 }
+
+// TestNamerefLoopVariableHidesNoFunction: bash checks a stateless
+// command's names in a loop over __olly_n; a command that made __olly_n a
+// nameref had each name turned into the value of the variable it names,
+// so a function named like a program ran as a stateless command: its
+// posix mode was not reset, its variable not saved.
+func TestNamerefLoopVariableHidesNoFunction(t *testing.T) {
+	m, _ := newTestManager(t, nil)
+	sh := m.Session("s")
+	mustRun(t, sh, "true", RunOptions{})
+	mustRun(t, sh, "ls() { export X=1; set -o posix; }; declare -n __olly_n", RunOptions{})
+	mustRun(t, sh, "ls", RunOptions{})
+	if res := mustRun(t, sh, `echo "opts $SHELLOPTS"`, RunOptions{}); strings.Contains(res.Output, "posix") {
+		t.Errorf("the function's posix mode outlived it: %s", res.Text())
+	}
+	mustRun(t, sh, "kill -KILL $$", RunOptions{})
+	if res := mustRun(t, sh, `echo "x=$X"`, RunOptions{}); res.Output != "x=1" {
+		t.Errorf("after the killed bash: %s", res.Text())
+	}
+}
