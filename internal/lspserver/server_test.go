@@ -157,7 +157,10 @@ func TestLatencyBudgetDropsASlowCompletion(t *testing.T) {
 	srv.AddModel("qwen2.5-coder:1.5b", llmtest.Caps("completion", "insert"))
 	set := testSettings()
 	set.Model = "qwen2.5-coder:1.5b"
-	set.LatencyBudget = 50 * time.Millisecond
+	// Long enough for the request to reach the fake server under load
+	// (with 50 ms, CI at load 26 gave up before sending it, so there was
+	// no call at the model to cancel); the reply stalls for ever.
+	set.LatencyBudget = time.Second
 	c := startClient(t, srv, set, clientOpts{})
 	c.open(goURI, "go", goText)
 	srv.Enqueue(llmtest.Reply(llmtest.Text("return"), llmtest.Stall()))
@@ -166,6 +169,9 @@ func TestLatencyBudgetDropsASlowCompletion(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if srv.LastRequest("/api/generate") == nil {
+		t.Fatalf("the completion request never reached the model within the budget")
+	}
 	if err := srv.WaitCanceled(ctx, 1); err != nil {
 		t.Fatalf("the model call was not canceled at the budget: %v", err)
 	}
