@@ -176,6 +176,9 @@ func (a *analyzer) parsedScript(sc *scope, text, origin string, f *syntax.File, 
 	oldSrc := sc.src
 	sc.src = text
 	defer func() { sc.src = oldSrc }()
+	if t, ok := a.rawBytesFindings(sc, text, origin, err); ok {
+		return t
+	}
 	if err != nil {
 		a.add(High, "unparseable", fmt.Sprintf("The shell cannot parse this (%s), so it cannot be checked", parseMessage(err)), origin)
 		// bash runs the complete lines before the one with the error, so
@@ -211,7 +214,16 @@ func newParser() *syntax.Parser {
 	return syntax.NewParser(syntax.KeepComments(false), syntax.Variant(syntax.LangBash))
 }
 
+// parse parses text as bash, unless it holds a byte bash reads otherwise
+// than the parser (rawByte).
 func parse(text string) (*syntax.File, error) {
+	if err := rawByte(text); err != nil {
+		return nil, err
+	}
+	return parseText(text)
+}
+
+func parseText(text string) (*syntax.File, error) {
 	p := parsers.Get().(*syntax.Parser)
 	defer parsers.Put(p)
 	return p.Parse(strings.NewReader(text), "")

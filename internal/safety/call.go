@@ -247,7 +247,7 @@ func staticWord(w *syntax.Word) (string, bool) {
 					b.WriteString(p.Value)
 				}
 			case *syntax.DblQuoted:
-				if !add(p.Parts, true) {
+				if p.Dollar || !add(p.Parts, true) { // $"…" is translated
 					return false
 				}
 			default:

@@ -57,6 +57,8 @@ var noexecCases = map[string]bool{
 	"builtin":                        false,
 	"command -v set":                 false,
 	"case x in (set) set -n ;; esac": true,
+	"echo \\\r\nset -n":              true, // a byte the parser reads otherwise than bash
+	"echo a\x00b":                    true,
 }
 
 func TestSetsNoexec(t *testing.T) {

@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -36,6 +37,10 @@ func readOnlyParsed(command string, f *syntax.File, err error, opts Options) (ok
 		return false, "the command is empty"
 	}
 	if err != nil {
+		var rb *rawByteError
+		if errors.As(err, &rb) {
+			return false, rb.what
+		}
 		return false, "the shell cannot parse it"
 	}
 	c := roChecker{opts: roClean(opts)}
@@ -169,6 +174,10 @@ func (c roChecker) expansions(node syntax.Node, depth int) string {
 			return false
 		case *syntax.ParamExp:
 			why = roParam(x)
+		case *syntax.DblQuoted:
+			if x.Dollar {
+				why = `it has a $"…" string, which bash translates through a message catalogue the session may name`
+			}
 		}
 		return true
 	})
@@ -413,6 +422,9 @@ func roStatic(w *syntax.Word) (string, bool) {
 			}
 			b.WriteString(x.Value)
 		case *syntax.DblQuoted:
+			if x.Dollar {
+				return "", false // $"…": bash translates it (a message catalogue may hold anything)
+			}
 			for _, p := range x.Parts {
 				l, ok := p.(*syntax.Lit)
 				if !ok {

@@ -15,6 +15,10 @@ var readOnlyCases = []struct {
 }{
 	// Plain reading.
 	{"ls", true},
+	{`echo $"x"`, false}, // translated: the catalogue may make it $(…)
+	{`$"ls" -l`, false},
+	{"echo \\\r\nrm -rf x", false}, // bash runs rm after echo's "\r"
+	{"ls\r", false},
 	{"ls -la", true},
 	{"cat main.go", true},
 	{"head -n 20 main.go | tail -5", true},

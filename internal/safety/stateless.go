@@ -177,6 +177,9 @@ func plainPart(p syntax.WordPart) bool {
 	case *syntax.Lit, *syntax.SglQuoted:
 		return true
 	case *syntax.DblQuoted:
+		if x.Dollar {
+			return false // $"…" is translated, and the translation expanded
+		}
 		for _, q := range x.Parts {
 			if !plainPart(q) {
 				return false

@@ -259,6 +259,9 @@ func (e *expander) parts(ps []syntax.WordPart, quoted, first bool) {
 		case *syntax.DblQuoted:
 			e.started = true
 			e.parts(p.Parts, true, false)
+			if p.Dollar {
+				e.unknown() // $"…": bash translates it, and expands the translation
+			}
 		case *syntax.ParamExp:
 			e.param(p, quoted)
 		case *syntax.CmdSubst:

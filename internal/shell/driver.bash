@@ -80,6 +80,7 @@ __olly_next() {
 # __olly_begin prepares the request read (after a sync, if any: the
 # state sourced then may have set olly's variables).
 __olly_begin() {
+	[[ ! -R _ ]] || builtin unset -n _
 	__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_sv=${__olly_req[3]} __olly_cmd=${__olly_req[5]}
 	# After a sync PWD is the other bash's: cd all the same.
 	if [[ $PWD != "${__olly_req[1]}" || -n ${__olly_req[4]} ]]; then
@@ -90,16 +91,17 @@ __olly_begin() {
 	# (What declare -F prints, the name, goes to the frame pipe, before
 	# the B frame, which olly allows: a redirection here would cost bash
 	# a dozen system calls.)
-	# BASH_ALIASES is looked into only while it is an associative array:
-	# unset, or made an indexed one, it would have each name evaluated as
-	# arithmetic (ls='POSIXLY_CORRECT=1' assigns, a subscript runs code),
-	# and a nameref's target subscript even by ${BASH_ALIASES@a} (-R does
-	# not resolve it); then it shows no alias anyway (aliases are off). A
-	# nameref __olly_n (a command's declare -n) would make each name the
-	# value of the variable it names, hiding a function: it goes first.
+	# BASH_ALIASES is looked into only while it is bash's own associative
+	# array: unset, or made an indexed one, it would have each name
+	# evaluated as arithmetic (ls='POSIXLY_CORRECT=1' assigns, a subscript
+	# runs code), and a nameref's target subscript even by ${BASH_ALIASES@a}
+	# (-R does not resolve it); then the command is saved. A nameref
+	# __olly_n (a command's declare -n) would make each name the value of
+	# the variable it names, hiding a function: it goes first.
 	builtin unset -n __olly_n
-	for __olly_n in "${__olly_req[@]:6}"; do
-		[[ -R BASH_ALIASES || ${BASH_ALIASES@a} != *A* || -z ${BASH_ALIASES[$__olly_n]+x} ]] || __olly_sv=1
+	[[ ! -R BASH_ALIASES && ${BASH_ALIASES@a} == A ]] || __olly_sv=1
+	[[ $__olly_sv == 1 ]] || for __olly_n in "${__olly_req[@]:6}"; do
+		[[ -z ${BASH_ALIASES[$__olly_n]+x} ]] || __olly_sv=1
 		builtin declare -F -- "$__olly_n" && __olly_sv=1
 	done
 	builtin export OLLY_SHELL_RUN="$__olly_tok" "${__olly_forced[@]}"
@@ -148,13 +150,18 @@ __olly_clearv() {
 }
 
 # __olly_reset undoes what must not outlive a command: shell options,
-# traps, alias expansion for olly's own code. (set +m only when on: it
-# costs a system call.)
+# traps, alias expansion for olly's own code, a nameref _ (bash assigns _
+# after every simple command: a subscript in its target runs as code).
+# (set +m only when on: it costs a system call. bash puts a DEBUG, ERR or
+# RETURN trap back when a function that removed it returns: ignoring them
+# here is what removes them.)
 __olly_reset() {
+	[[ ! -R _ ]] || builtin unset -n _
 	[[ $- != *m* ]] || builtin set +m
 	builtin set +aCeEfknPtTuvx -B +o pipefail +o posix
 	builtin shopt -u expand_aliases autocd cdable_vars cdspell dotglob execfail extdebug extglob failglob globstar lastpipe nocaseglob nocasematch nullglob xpg_echo inherit_errexit
-	builtin trap - DEBUG ERR RETURN INT TERM HUP QUIT
+	builtin trap '' DEBUG ERR RETURN
+	builtin trap - INT TERM HUP QUIT
 	builtin trap '__olly_exit' EXIT
 }
 
