@@ -236,9 +236,11 @@ func fixedArg(w *syntax.Word) (string, bool) {
 // PlainCommandName reports whether name (after quote removal) is a
 // command name bash looks up as it stands, that olly may hand to bash's
 // function and alias check: no pattern, brace, tilde, expansion,
-// assignment, redirection, quote or space, and nothing a subscript could
-// make code of (the driver looks each up in BASH_ALIASES: with that
-// unset and made an indexed array, a subscript is arithmetic).
+// assignment, redirection, quote or space. That alone does not keep the
+// check from running code: in an indexed array's subscript even a plain
+// name is arithmetic, and evaluates the variable of that name (ls='a[$(…)]'),
+// so the driver asks BASH_ALIASES only while it is bash's own associative
+// array, not a nameref (driver.bash's __olly_begin; else it saves).
 func PlainCommandName(name string) bool {
 	for i := 0; i < len(name); i++ {
 		c := name[i]
