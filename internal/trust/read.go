@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // FileName is the trust store's file name in olly's state directory.
@@ -24,21 +25,16 @@ func Path(stateDir string) string { return filepath.Join(stateDir, FileName) }
 // (a FIFO would block the open forever, a device never end) is refused.
 // A missing file gives an error satisfying errors.Is(err, fs.ErrNotExist).
 func ReadConfig(path string, max int64) ([]byte, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file; not read", path)
-	}
-	if fi.Size() > max {
-		return nil, tooLarge(path, max)
-	}
-	f, err := os.Open(path)
+	// One open, then a look at what was opened: a Stat before a plain
+	// Open would let a FIFO swapped in between block the open forever.
+	f, fi, err := workspace.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi.Size() > max {
+		return nil, tooLarge(path, max)
+	}
 	// The file may have grown since the Stat: read one byte past the cap
 	// to tell.
 	data, err := io.ReadAll(io.LimitReader(f, max+1))

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 func TestReadConfig(t *testing.T) {
@@ -26,6 +28,12 @@ func TestReadConfig(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
+	// The open itself must not wait for a writer: the type is checked on
+	// what was opened (ErrNotRegular), not by a Stat before a plain open.
+	fifoLink := filepath.Join(dir, "link.json")
+	if err := os.Symlink(fifo, fifoLink); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, path string
 		want       string
@@ -36,7 +44,8 @@ func TestReadConfig(t *testing.T) {
 		{"too large", big, "", func(err error) bool { return errors.Is(err, ErrTooLarge) }},
 		{"missing", filepath.Join(dir, "none"), "", func(err error) bool { return errors.Is(err, fs.ErrNotExist) }},
 		{"directory", dir, "", func(err error) bool { return err != nil && strings.Contains(err.Error(), "not a regular file") }},
-		{"fifo does not block", fifo, "", func(err error) bool { return err != nil && strings.Contains(err.Error(), "not a regular file") }},
+		{"fifo does not block", fifo, "", func(err error) bool { return errors.Is(err, workspace.ErrNotRegular) }},
+		{"link to a fifo does not block", fifoLink, "", func(err error) bool { return errors.Is(err, workspace.ErrNotRegular) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
