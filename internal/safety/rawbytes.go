@@ -29,8 +29,13 @@ func (e *rawByteError) Error() string { return fmt.Sprintf("line %d: %s", e.line
 // rawByte returns the error for text's first byte the parser and bash
 // may read differently, or nil.
 func rawByte(text string) error {
-	i := strings.IndexFunc(text, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' || r == 0x7f })
-	if i < 0 {
+	i := 0 // a byte loop: every command is scanned, and UTF-8's other bytes are all >= 0x80
+	for ; i < len(text); i++ {
+		if c := text[i]; c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
+			break
+		}
+	}
+	if i == len(text) {
 		return nil
 	}
 	var what string
