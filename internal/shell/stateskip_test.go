@@ -30,14 +30,13 @@ func TestQuotedPrintfOptionIsNotStateless(t *testing.T) {
 	}
 }
 
-// TestAliasWithoutBASH_ALIASESDoesNotRunInAStatelessCommand: with
-// BASH_ALIASES unset bash cannot see the alias named like the command's
-// program; a stateless command ran with aliases off, so the alias (which
-// set a DEBUG trap running inside olly's own code) did not run. Now the
-// driver asks only bash's own BASH_ALIASES, and without it saves the
-// command: the alias runs, as in any saved command, and what it set is
-// reset after it.
-func TestAliasWithoutBASH_ALIASESDoesNotRunInAStatelessCommand(t *testing.T) {
+// TestAliasWithoutBASH_ALIASESIsReset: with BASH_ALIASES unset bash
+// cannot see the alias named like the command's program. The driver asks
+// only bash's own BASH_ALIASES and without it saves the command; a saved
+// command runs with aliases on, so the alias (a DEBUG trap running inside
+// olly's own code, posix mode) runs, and the reset after it must undo
+// what it set.
+func TestAliasWithoutBASH_ALIASESIsReset(t *testing.T) {
 	m, ws := newTestManager(t, nil)
 	sh := m.Session("s")
 	mark := filepath.Join(ws, "trapped")
