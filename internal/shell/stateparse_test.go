@@ -108,25 +108,6 @@ func values(keys []string, m map[string]string) []string {
 	return out
 }
 
-// TestAliasCheckRunsNoSessionCode: with BASH_ALIASES unset and made an
-// indexed array, the driver's alias check of a stateless command's name
-// evaluated the name as an arithmetic subscript, and so ran the code a
-// variable of that name held, inside olly's code.
-func TestAliasCheckRunsNoSessionCode(t *testing.T) {
-	m, ws := newTestManager(t, nil)
-	sh := m.Session("s")
-	mark := filepath.Join(ws, "ran")
-	mustRun(t, sh, `unset BASH_ALIASES; declare -a BASH_ALIASES; ls='a[$(echo x >>`+mark+`)]'; echo='a[LEFT=1]'`, RunOptions{})
-	mustRun(t, sh, "ls /", RunOptions{})
-	if _, err := os.Stat(mark); err == nil {
-		t.Error("the alias check of ls ran the code of the variable ls")
-	}
-	mustRun(t, sh, "echo x", RunOptions{})
-	if res := mustRun(t, sh, `printf '%s\n' "left=${LEFT-}"`, RunOptions{}); res.Output != "left=" {
-		t.Errorf("the alias check of echo assigned: %s", res.Text())
-	}
-}
-
 // TestNamerefUnderscoreDoesNotOutliveItsCommand: bash assigns _ after
 // every simple command, so a session's nameref _ to an array element
 // evaluated its subscript (code) after each of olly's own commands, for

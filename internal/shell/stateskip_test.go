@@ -184,11 +184,14 @@ func TestIndexedBASH_ALIASESIsNotEvaluated(t *testing.T) {
 	sh := m.Session("s")
 	mark := filepath.Join(ws, "ran")
 	mustRun(t, sh, "true", RunOptions{})
-	mustRun(t, sh, `unset BASH_ALIASES; BASH_ALIASES=(x); ls='POSIXLY_CORRECT=1'; cat='y[$(: >`+mark+`)]'`, RunOptions{})
-	for _, c := range []string{"ls /", "cat /dev/null"} {
+	mustRun(t, sh, `unset BASH_ALIASES; BASH_ALIASES=(x); ls='POSIXLY_CORRECT=1'; cat='y[$(: >`+mark+`)]'; echo='a[LEFT=1]'`, RunOptions{})
+	for _, c := range []string{"ls /", "cat /dev/null", "echo x"} {
 		if res := mustRun(t, sh, c, RunOptions{}); res.ExitCode != 0 {
 			t.Errorf("%q: %s", c, res.Text())
 		}
+	}
+	if res := mustRun(t, sh, `printf '%s\n' "left=${LEFT-}"`, RunOptions{}); res.Output != "left=" {
+		t.Errorf("the name check of echo assigned: %s", res.Text())
 	}
 	// A nameref to an array element: even its attributes evaluate the
 	// subscript.
