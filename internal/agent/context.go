@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -167,7 +165,7 @@ func (a attacher) attach(m mention) (attachment, bool, error) {
 	if isImagePath(p.Rel) {
 		return attachImage(p.Rel, p.Abs, p.Info.Size())
 	}
-	data, err := readHead(p.Abs, maxAttachRead)
+	data, err := workspace.ReadRegularNoFollow(p.Abs, maxAttachRead)
 	if err != nil {
 		return attachment{}, false, fmt.Errorf("cannot attach @%s: %w", m.path, err)
 	}
@@ -220,14 +218,4 @@ func (a attacher) render(rel, text string, partial bool, m mention) (attachment,
 	}
 	att.block = label + "\n" + fence + "\n" + strings.TrimRight(body, "\n") + "\n" + fence + note
 	return att, true, nil
-}
-
-// readHead reads at most limit bytes of a file.
-func readHead(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, limit))
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/olly-agent/olly/internal/event"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/session"
+	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // isImagePath reports whether a mention names an image by its extension.
@@ -26,7 +27,7 @@ func attachImage(rel, abs string, size int64) (attachment, bool, error) {
 	if size > session.MaxImageBytes {
 		return attachment{}, false, fmt.Errorf("cannot attach @%s: the image is %s, over the %s limit", rel, session.ByteSize(int(size)), session.ByteSize(session.MaxImageBytes))
 	}
-	data, err := readHead(abs, session.MaxImageBytes+1)
+	data, err := workspace.ReadRegularNoFollow(abs, session.MaxImageBytes+1)
 	if err != nil {
 		return attachment{}, false, fmt.Errorf("cannot attach @%s: %w", rel, err)
 	}

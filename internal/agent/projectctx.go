@@ -128,7 +128,7 @@ func readProjectFile(ws *workspace.Workspace, name string) (string, bool) {
 	if err != nil || !p.Exists() || p.IsDir() || !p.Info.Mode().IsRegular() {
 		return "", false
 	}
-	b, err := readHead(p.Abs, projectFileMax+1)
+	b, err := workspace.ReadRegularNoFollow(p.Abs, projectFileMax+1)
 	if err != nil || bytes.IndexByte(b, 0) >= 0 {
 		return "", false
 	}

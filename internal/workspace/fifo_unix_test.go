@@ -94,3 +94,45 @@ func TestOpenRegular(t *testing.T) {
 		t.Fatalf("a directory: err = %v, want ErrNotRegular", err)
 	}
 }
+
+// TestReadRegularNoFollow: the read behind @-attachments and project
+// files refuses a FIFO without waiting for a writer, refuses a link (the
+// path was resolved already: a link there now was swapped in), and reads
+// at most limit bytes of a regular file.
+func TestReadRegularNoFollow(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := ReadRegularNoFollow(fifo, 10)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) {
+			t.Fatalf("FIFO: err = %v, want ErrNotRegular", err)
+		}
+	case <-time.After(10 * time.Second):
+		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			w.Close()
+		}
+		t.Fatal("reading a FIFO blocked")
+	}
+	if b, err := ReadRegularNoFollow(link, 10); err == nil {
+		t.Fatalf("a link was followed: read %q", b)
+	}
+	if b, err := ReadRegularNoFollow(file, 3); err != nil || string(b) != "hel" {
+		t.Fatalf("ReadRegularNoFollow(file, 3) = %q, %v; want \"hel\"", b, err)
+	}
+}

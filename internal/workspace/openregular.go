@@ -52,7 +52,18 @@ func openRegular(path string, follow bool) (*os.File, os.FileInfo, error) {
 // ReadRegular reads up to limit bytes of path when it is a regular file
 // (OpenRegular).
 func ReadRegular(path string, limit int64) ([]byte, error) {
-	f, _, err := OpenRegular(path)
+	return readRegular(path, limit, true)
+}
+
+// ReadRegularNoFollow is ReadRegular for a path whose links were resolved
+// already (a Resolve'd Abs): a link found there now is refused, and so is
+// a FIFO swapped in since, without waiting for a writer.
+func ReadRegularNoFollow(path string, limit int64) ([]byte, error) {
+	return readRegular(path, limit, false)
+}
+
+func readRegular(path string, limit int64, follow bool) ([]byte, error) {
+	f, _, err := openRegular(path, follow)
 	if err != nil {
 		return nil, err
 	}
