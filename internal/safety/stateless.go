@@ -114,7 +114,7 @@ func (sc *statelessScan) redirect(r *syntax.Redirect) bool {
 	default:
 		return false
 	}
-	if r.Hdoc != nil || (r.N != nil && !allDigits(r.N.Value)) {
+	if r.Hdoc != nil || (r.N != nil && !roDigits(r.N.Value)) {
 		return false
 	}
 	return sc.word(r.Word)
@@ -249,15 +249,6 @@ func PlainCommandName(name string) bool {
 		}
 	}
 	return name != ""
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // hashesInWords reports whether every '#' of command lies inside one of
