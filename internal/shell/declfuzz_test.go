@@ -40,12 +40,12 @@ func FuzzParseDeclares(f *testing.F) {
 	})
 }
 
-// readOllyDecl reads one statement as source writes it: "declare -ATTRS
-// name", then ='…' or =([k]='…' …) in single quotes, where '\” is a
+// readOllyDecl reads one statement as source writes it: "builtin declare -ATTRS
+// name", then ='…', or for an array "; name=([k]='…' …)", in single quotes, where '\” is a
 // quote, and nothing else.
 func readOllyDecl(s string) (shVar, bool) {
 	var v shVar
-	s, ok := strings.CutPrefix(s, "declare -")
+	s, ok := strings.CutPrefix(s, "builtin declare -")
 	s, ok2 := strings.CutSuffix(s, "\n")
 	if !ok || !ok2 {
 		return v, false
@@ -54,15 +54,20 @@ func readOllyDecl(s string) (shVar, bool) {
 	if attrs != "-" {
 		v.attrs = attrs
 	}
-	v.name, s, v.set = strings.Cut(s, "=")
-	if !v.set {
-		return v, s == ""
-	}
-	if !v.array() {
+	if v.array() {
+		v.name, s, v.set = strings.Cut(s, "; ")
+		if !v.set {
+			return v, true
+		}
+		s, ok = strings.CutPrefix(s, v.name+"=(")
+	} else {
+		v.name, s, v.set = strings.Cut(s, "=")
+		if !v.set {
+			return v, s == ""
+		}
 		v.value, s, ok = readSingle(s)
 		return v, ok && s == ""
 	}
-	s, ok = strings.CutPrefix(s, "(")
 	for ok && !strings.HasPrefix(s, ")") {
 		var e shElem
 		s = strings.TrimPrefix(s, " ")

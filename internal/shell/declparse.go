@@ -291,12 +291,15 @@ func isLetter(c byte) bool { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 
 
 func isNameByte(c byte) bool { return isLetter(c) || c == '_' || (c >= '0' && c <= '9') }
 
-// source writes v back as a declare statement in olly's own quoting:
+// source writes v back as a declare statement (an array: the declare,
+// then the assignment, on one line) in olly's own quoting:
 // every value and key in single quotes, so sourcing it assigns and
-// expands nothing. Only for variables keepVar accepted (an integer
+// expands nothing, and through builtin, so that a function named declare
+// in the bash that sources it does not run (and make the variables its
+// locals). Only for variables keepVar accepted (an integer
 // attribute with a value that is not a number would be evaluated).
 func (v *shVar) source(sb *strings.Builder) {
-	sb.WriteString("declare -")
+	sb.WriteString("builtin declare -")
 	if v.attrs == "" {
 		sb.WriteByte('-')
 	}
@@ -304,10 +307,12 @@ func (v *shVar) source(sb *strings.Builder) {
 	sb.WriteByte(' ')
 	sb.WriteString(v.name)
 	if v.set {
-		sb.WriteByte('=')
 		if v.array() {
+			// A compound assignment is one only after a plain declare
+			// (after builtin, bash reads "(" as a syntax error): the
+			// array is assigned after it, at the top level (a global).
+			sb.WriteString("; " + v.name + "=(")
 			assoc := strings.Contains(v.attrs, "A")
-			sb.WriteByte('(')
 			for i, e := range v.elems {
 				if i > 0 {
 					sb.WriteByte(' ')
@@ -323,6 +328,7 @@ func (v *shVar) source(sb *strings.Builder) {
 			}
 			sb.WriteByte(')')
 		} else {
+			sb.WriteByte('=')
 			sb.WriteString(singleQuote(v.value))
 		}
 	}

@@ -71,6 +71,7 @@ func dataFailed(err error) string {
 // never carries (driverDenyList) and each name of that state that does
 // not cross. When part of the state could not be read, nothing is
 // cleared: that bash keeps every variable the hand-over does not set.
+// Either way each name set is unset first (writeUnsets).
 func (s *Shell) dataState(src, dst string) (string, error) {
 	b, err := readStateFile(src, maxDataState)
 	if err != nil {
@@ -95,6 +96,7 @@ func (s *Shell) dataState(src, dst string) (string, error) {
 		}
 		sb.WriteByte('\n')
 	}
+	writeUnsets(&sb, kept)
 	for _, v := range kept {
 		if strings.Contains(v.attrs, "x") && !exportedIn(base, v.name) {
 			v.attrs = strings.ReplaceAll(v.attrs, "x", "")
@@ -112,9 +114,28 @@ func (s *Shell) dataState(src, dst string) (string, error) {
 	return handNote(code, dropped, unexported, !complete), nil
 }
 
+// writeUnsets writes the line that unsets each name of kept in the bash
+// that sources it before the declares set them: a nameref itself first
+// (unset -v would unset what it names), then the variable (unset -n does
+// nothing to one that is no nameref). So no attribute that bash gave the
+// name (integer, nameref, case, export) applies to the value that crosses,
+// also when part of the state could not be read and nothing else is
+// cleared (__olly_clearv does not run then). builtin: a function of that
+// bash named unset does not run.
+func writeUnsets(sb *strings.Builder, kept []shVar) {
+	if len(kept) == 0 {
+		return
+	}
+	var names strings.Builder
+	for i := range kept {
+		names.WriteString(" " + kept[i].name) // identifiers (parseDeclares)
+	}
+	sb.WriteString("builtin unset -n --" + names.String() + "; builtin unset -v --" + names.String() + "\n")
+}
+
 // exportedIn reports whether the baseline (handBaseline) exports name.
 func exportedIn(base map[string]string, name string) bool {
-	attrs, _, _ := strings.Cut(strings.TrimPrefix(base[name], "declare -"), " ")
+	attrs, _, _ := strings.Cut(strings.TrimPrefix(base[name], "builtin declare -"), " ")
 	return strings.Contains(attrs, "x")
 }
 
