@@ -209,9 +209,7 @@ func checkSourced(t *testing.T, i int, in []byte, kept []shVar, before, after, p
 }
 
 // fuzzCorpus reads the seed files of a fuzz target.
-func fuzzCorpus(t *testing.T, target string) [][]byte { return fuzzCorpusB(t, target) }
-
-func fuzzCorpusB(t testing.TB, target string) [][]byte {
+func fuzzCorpus(t testing.TB, target string) [][]byte {
 	dir := filepath.Join("testdata", "fuzz", target)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -262,7 +260,7 @@ func mutate(rng *rand.Rand, in []byte) []byte {
 // variables, a function, an alias), keep what crosses and write it again.
 func BenchmarkHandOverData(b *testing.B) {
 	var in []byte
-	for _, s := range fuzzCorpusB(b, "FuzzParseDeclares") {
+	for _, s := range fuzzCorpus(b, "FuzzParseDeclares") {
 		if len(s) > len(in) {
 			in = s
 		}

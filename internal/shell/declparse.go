@@ -296,8 +296,9 @@ func isNameByte(c byte) bool { return isLetter(c) || c == '_' || (c >= '0' && c 
 // every value and key in single quotes, so sourcing it assigns and
 // expands nothing, and through builtin, so that a function named declare
 // in the bash that sources it does not run (and make the variables its
-// locals). Only for variables keepVar accepted (an integer
-// attribute with a value that is not a number would be evaluated).
+// locals). What is sourced is only what keepVar accepted, with the
+// attributes carriedAttrs leaves (a, A, x: none makes bash evaluate or
+// convert a value); canonical writes any variable, only to compare.
 func (v *shVar) source(sb *strings.Builder) {
 	sb.WriteString("builtin declare -")
 	if v.attrs == "" {

@@ -260,7 +260,6 @@ builtin shopt -u inherit_errexit
 	__olly_d=$1
 	if [[ $2 == *d ]]; then
 		builtin source -- "$1/data" >&12 2>&12 <&12
-		__olly_d=$1
 	fi
 	__olly_last=${2%d}
 	__olly_last=${__olly_last:-1}

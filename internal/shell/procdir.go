@@ -2,13 +2,11 @@ package shell
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 
 	"github.com/olly-agent/olly/internal/sandbox"
-	"github.com/olly-agent/olly/internal/workspace"
 )
 
 // Each bash of a session gets a state folder of its own, STATE_DIR/b<n>,
@@ -106,13 +104,8 @@ func (s *Shell) keepState(p *bashProc, slot int) {
 }
 
 // readExitRecord reads the exit record bash p's EXIT trap wrote, refusing
-// anything but a small regular file (see copyState).
+// anything but a regular file of at most 1 MiB (readStateFile).
 func readExitRecord(p *bashProc) ([]byte, bool) {
-	f, _, err := workspace.OpenRegularNoFollow(filepath.Join(p.dir, "exit"))
-	if err != nil {
-		return nil, false
-	}
-	defer func() { _ = f.Close() }()
-	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	b, err := readStateFile(filepath.Join(p.dir, "exit"), 1<<20)
 	return b, err == nil
 }
