@@ -217,13 +217,10 @@ func (v *shVar) sane() bool {
 	return true
 }
 
-// isDecimal reports whether s is a decimal integer as bash prints one: no
-// leading zero, no "-0", and short enough not to overflow.
+// isDecimal reports whether s, an indexed array's key, is an index as
+// bash prints one: no leading zero (sourced, [010] is bash's 8). key()
+// reads such a key as 1 to 18 digits, so no sign and no overflow.
 func isDecimal(s string) bool {
-	s, neg := strings.CutPrefix(s, "-")
-	if s == "" || (neg && s == "0") || len(s) > 18 || strings.Trim(s, "0123456789") != "" {
-		return false
-	}
 	return s == "0" || s[0] != '0'
 }
 
