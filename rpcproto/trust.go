@@ -43,6 +43,7 @@ type TrustRun struct {
 	Matcher   string   `json:"matcher,omitempty" doc:"hook: the tools it applies to"`
 	Command   string   `json:"command,omitempty" doc:"the program (a hook's is run with bash -c)"`
 	Args      []string `json:"args,omitempty"`
+	Line      string   `json:"line,omitempty" doc:"server: command and args as one shell command line, words quoted as a shell needs them: what to show"`
 	Env       []string `json:"env,omitempty" doc:"server: the environment it adds, NAME=value"`
 	URL       string   `json:"url,omitempty" doc:"an HTTP or SSE server's address"`
 	Transport string   `json:"transport,omitempty" doc:"server: stdio, http or sse"`

@@ -155,6 +155,9 @@ func (a *App) mcpServers(root string) ([]mcp.Server, error) {
 func mcpRequest(root string, s mcp.Server) trust.Request {
 	fp, files := s.Fingerprinted()
 	run := trust.Run{Command: s.Command, Args: s.Args, URL: s.URL, Transport: s.Type}
+	if s.Command != "" {
+		run.Line = trust.CommandLine(append([]string{s.Command}, s.Args...))
+	}
 	for _, k := range sortedKeys(s.Env) {
 		run.Env = append(run.Env, k+"="+s.Env[k])
 	}

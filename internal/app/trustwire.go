@@ -38,7 +38,7 @@ func wireTrustRequest(r trust.Request) rpcproto.TrustRequest {
 	w := rpcproto.TrustRequest{ID: r.ID, Kind: r.Kind, Name: r.Name, Source: r.Source, Workspace: r.Workspace,
 		Fingerprint: r.Fingerprint, Files: r.Files, Runs: make([]rpcproto.TrustRun, 0, len(r.Runs))}
 	for _, run := range r.Runs {
-		w.Runs = append(w.Runs, rpcproto.TrustRun{Event: run.Event, Matcher: run.Matcher, Command: run.Command, Args: run.Args,
+		w.Runs = append(w.Runs, rpcproto.TrustRun{Event: run.Event, Matcher: run.Matcher, Command: run.Command, Args: run.Args, Line: run.Line,
 			Env: run.Env, URL: run.URL, Transport: run.Transport, Headers: run.Headers, Timeout: run.Timeout})
 	}
 	return w

@@ -45,6 +45,11 @@ type Run struct {
 	// arguments, a hook's shell command (run with bash -c).
 	Command string   `json:"command,omitempty"`
 	Args    []string `json:"args,omitempty"`
+	// Line is a server's Command and Args as one shell command line
+	// (CommandLine): what a frontend shows, so that none quotes words
+	// its own way. Empty for a hook (its Command is a shell line already)
+	// and for a URL server.
+	Line string `json:"line,omitempty"`
 	// Env is a server's added environment, as NAME=value.
 	Env []string `json:"env,omitempty"`
 	// URL is an HTTP or SSE server's address (Transport its type), and
@@ -60,9 +65,9 @@ type Run struct {
 // read, as a POSIX shell would take it: a word of anything but letters,
 // digits and @%+=:,./_- is single-quoted (an empty word too), a single
 // quote in it closed, escaped and opened again; so is a program name a
-// shell would read as an assignment (A=b) or a reserved word (if). The
-// web client's trust prompt quotes words the same way
-// (internal/ui/web/assets/trust.js).
+// shell would read as an assignment (A=b) or a reserved word (if). Every
+// frontend shows a server's command this way: the service puts it in
+// Run.Line.
 func CommandLine(argv []string) string {
 	var b strings.Builder
 	for i, a := range argv {

@@ -48,7 +48,7 @@ func settingsExamples() map[string]example {
 func trustExamples() map[string]example {
 	db := rpcproto.TrustRequest{ID: "mcp:db@5c1d0e2a9b7f3e41", Kind: "mcp", Name: "db", Source: ".mcp.json", Workspace: "/home/me/proj",
 		Fingerprint: "5c1d0e2a9b7f3e4100c2d7a5e19b8f6d3a4c2e1f0b9d8c7a6e5f4d3c2b1a0f9e",
-		Runs:        []rpcproto.TrustRun{{Command: "node", Args: []string{"tools/db-mcp.js"}, Env: []string{"DB=dev"}, Transport: "stdio"}},
+		Runs:        []rpcproto.TrustRun{{Command: "node", Args: []string{"tools/db-mcp.js"}, Line: "node tools/db-mcp.js", Env: []string{"DB=dev"}, Transport: "stdio"}},
 		Files:       []string{"tools/db-mcp.js"}}
 	hook := rpcproto.TrustRequest{ID: "hook:.olly/settings.json@9a8b7c6d5e4f3a2b", Kind: "hook", Name: ".olly/settings.json", Source: ".olly/settings.json",
 		Workspace: "/home/me/proj", Fingerprint: "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b",

@@ -109,3 +109,21 @@ func TestBrowserTrustPromptTwoTabs(t *testing.T) {
 		t.Errorf("trust_resolved events in the log: %q, want the two answers in order", got)
 	}
 }
+
+// TestBrowserTrustPromptShowsTheServiceLine: the card shows a server's
+// command line as the service quoted it (trust.CommandLine, Run.Line),
+// with the rules a shell's first word needs: a program named like an
+// assignment or a reserved word is quoted, as is a word with a quote.
+func TestBrowserTrustPromptShowsTheServiceLine(t *testing.T) {
+	browser := newBrowser(t)
+	s := newStack(t, map[string]string{
+		".mcp.json": `{"mcpServers": {"a": {"command": "A=b", "args": ["x"]}, "t": {"command": "time", "args": ["it's", "k=v"]}}}`,
+	})
+	s.open(t, browser)
+	run(t, browser, waitFor(`document.querySelectorAll("#trust [data-trust-id]").length === 2`))
+	code := value(t, browser, chromedp.Evaluate[[]string](`[...document.querySelectorAll("#trust .truns code")].map((c) => c.textContent).sort()`))
+	want := []string{`'A=b' x`, `'time' 'it'\''s' k=v`}
+	if strings.Join(code, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("command lines shown = %q, want %q", code, want)
+	}
+}

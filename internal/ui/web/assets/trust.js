@@ -19,11 +19,6 @@ const choices = [
   ["never", "Never ask again", "Do not run it, and do not ask again until it changes"],
 ];
 
-// quote shows one word of a command line as a shell would need it.
-function quote(w) {
-  return /^[\w@%+=:,./-]+$/.test(w) ? w : "'" + w.replaceAll("'", "'\\''") + "'";
-}
-
 export class TrustPrompts {
   constructor(root, client, toast) {
     this.root = root;
@@ -82,7 +77,8 @@ export class TrustPrompts {
       if (run.headers && run.headers.length) li.append(el("span", "muted", "  headers: " + run.headers.join(", ")));
       return li;
     }
-    li.append(el("code", "", [run.command, ...(run.args || [])].map(quote).join(" ")));
+    // The server quotes the command line (trust.CommandLine): shown as it is.
+    li.append(el("code", "", run.line || run.command));
     for (const kv of run.env || []) li.append(" ", el("span", "chip", kv));
     return li;
   }
