@@ -21,6 +21,9 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"a b", "tab\there", "new\nline", "é"}, "'a b' 'tab\there' 'new\nline' 'é'"},
 		{[]string{"A=b", "c=d"}, "'A=b' c=d"},
 		{[]string{"if", "then"}, "'if' then"},
+		{[]string{"elif", "x"}, "'elif' x"},
+		{[]string{"time", "sleep", "1"}, "'time' sleep 1"},
+		{[]string{"function", "f"}, "'function' f"},
 		{nil, ""},
 	} {
 		if got := CommandLine(tc.argv); got != tc.want {

@@ -1,6 +1,10 @@
 package trust
 
-import "strings"
+import (
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
 
 // Decisions a person can give about a project program.
 const (
@@ -75,7 +79,7 @@ func CommandLine(argv []string) string {
 			b.WriteByte(' ')
 		}
 		plain := a != "" && strings.Trim(a, shellSafe) == ""
-		if i == 0 && (strings.Contains(a, "=") || reservedWords[a]) {
+		if i == 0 && (strings.Contains(a, "=") || reserved(a)) {
 			plain = false
 		}
 		if plain {
@@ -90,11 +94,11 @@ func CommandLine(argv []string) string {
 // shellSafe are the bytes a shell word may hold unquoted (CommandLine).
 const shellSafe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@%+=:,./_-"
 
-// reservedWords are bash's reserved words made of shellSafe bytes: as a
-// command's first word they start a compound command.
-var reservedWords = map[string]bool{"case": true, "coproc": true, "do": true, "done": true, "elif": true,
-	"else": true, "esac": true, "fi": true, "for": true, "function": true, "if": true, "in": true,
-	"select": true, "then": true, "time": true, "until": true, "while": true}
+// reserved reports whether a command's first word w would start a
+// compound command (or be an error) rather than name a program: a bash
+// reserved word. syntax.IsKeyword's list (mvdan.cc/sh v3.14.1) lacks
+// "elif", which bash refuses as a command's first word all the same.
+func reserved(w string) bool { return syntax.IsKeyword(w) || w == "elif" }
 
 // RequestID is the id of the request for name of kind with fingerprint.
 func RequestID(kind, name, fingerprint string) string {
