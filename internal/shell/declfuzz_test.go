@@ -119,7 +119,7 @@ func TestRegeneratedStateRunsNothing(t *testing.T) {
 	seeds := fuzzCorpus(t, "FuzzParseDeclares")
 	var big [][]byte
 	for _, in := range seeds {
-		if vars, _, _ := parseDeclares(in); len(keptVars(vars, nil, nil)) >= 3 {
+		if vars, _, _ := parseDeclares(in); len(keptVars(vars, nil, nil, nil)) >= 3 {
 			big = append(big, in)
 		}
 	}
@@ -137,7 +137,7 @@ func TestRegeneratedStateRunsNothing(t *testing.T) {
 	dirs := 0
 	for i, in := range inputs {
 		vars, _, _ := parseDeclares(in)
-		k := keptVars(vars, nil, nil)
+		k := keptVars(vars, nil, nil, nil)
 		if len(k) == 0 {
 			continue
 		}
@@ -270,7 +270,7 @@ func BenchmarkHandOverData(b *testing.B) {
 	for b.Loop() {
 		vars, _, _ := parseDeclares(in)
 		var sb strings.Builder
-		for _, v := range keptVars(vars, []string{"/tmp/olly-tmp-x", "olly-tmp-x"}, nil) {
+		for _, v := range keptVars(vars, []string{"/tmp/olly-tmp-x", "olly-tmp-x"}, nil, nil) {
 			v.source(&sb)
 		}
 	}

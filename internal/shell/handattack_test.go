@@ -81,25 +81,27 @@ arr+=(3+4); echo "arr=${arr[*]}"`
 }
 
 // TestHandOverExportsAndLocales: a read-only command's declare -x does not
-// export a name to the approved command's programs unless the
-// workspace-write bash exports it already (TOKEN, set by the approved
-// command, stays in the shell; FOO crosses unexported, with a note); code
-// hooks of programs (TAR_OPTIONS, GNUMAKEFLAGS) do not cross at all; a
-// locale in another character set (BIG5) does not cross; and a name that
-// does not cross keeps the workspace-write bash's own value (CONF,
-// LC_ALL). Checked on env's output, what programs see.
+// export a name to the approved command's programs (TOKEN, set by the
+// approved command, stays in the shell; FOO crosses unexported, with a
+// note); a name the workspace-write bash exports takes no value from a
+// read-only command at all (KEEPX, an exported value a program would act
+// on, keeps its own; a read-only unset of KEEPU is not taken either);
+// code hooks of programs (TAR_OPTIONS, GNUMAKEFLAGS, DBUS_*, *_OPTS) do
+// not cross at all; a locale in another character set (BIG5) does not
+// cross; and a name that does not cross keeps the workspace-write bash's
+// own value (CONF, LC_ALL). Checked on env's output, what programs see.
 func TestHandOverExportsAndLocales(t *testing.T) {
-	setup := `export KEEPX=0 CONF=/etc/own.conf; LC_ALL=C`
-	plant := `declare -x TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=touch pwned' GNUMAKEFLAGS='--eval=$(shell touch pwned)' TOKEN FOO=bar; KEEPX=1; export CONF=$__olly_d/x.conf; LC_ALL=zh_TW.BIG5; LANG=en_US.UTF-8`
-	command := `TOKEN=s3cret; env | grep -E '^(TAR_OPTIONS|GNUMAKEFLAGS|TOKEN|FOO|KEEPX|CONF|LC_ALL)=' | sort; echo "FOO=$FOO LC_ALL=$LC_ALL LANG=$LANG TAR=${TAR_OPTIONS-none} MAKE=${GNUMAKEFLAGS-none}"`
-	want := "CONF=/etc/own.conf\nKEEPX=1\nFOO=bar LC_ALL=C LANG=en_US.UTF-8 TAR=none MAKE=none"
+	setup := `export KEEPX=0 KEEPU=1 CONF=/etc/own.conf; LC_ALL=C; unset LANG`
+	plant := `declare -x TAR_OPTIONS='--checkpoint=1 --checkpoint-action=exec=touch pwned' GNUMAKEFLAGS='--eval=$(shell touch pwned)' TOKEN FOO=bar DBUS_SESSION_BUS_ADDRESS='unixexec:path=/bin/sh,argv1=-c,argv2=touch%20pwned' ANT_OPTS=-javaagent:x.jar; KEEPX='unixexec:path=/bin/sh'; unset KEEPU; export CONF=$__olly_d/x.conf; LC_ALL=zh_TW.BIG5; LANG=en_US.UTF-8`
+	command := `TOKEN=s3cret; env | grep -E '^(TAR_OPTIONS|GNUMAKEFLAGS|TOKEN|FOO|KEEPX|KEEPU|CONF|LC_ALL|DBUS_SESSION_BUS_ADDRESS|ANT_OPTS)=' | sort; echo "FOO=$FOO LC_ALL=$LC_ALL LANG=$LANG TAR=${TAR_OPTIONS-none} MAKE=${GNUMAKEFLAGS-none}"`
+	want := "CONF=/etc/own.conf\nKEEPU=1\nKEEPX=0\nFOO=bar LC_ALL=C LANG=en_US.UTF-8 TAR=none MAKE=none"
 	for _, restore := range []bool{false, true} {
 		t.Run(syncOrRestore[restore], func(t *testing.T) {
 			res, _ := handOver(t, restore, nil, setup, plant, command)
 			if res.Output != want {
 				t.Errorf("got %q, want %q (%s)", res.Output, want, res.Text())
 			}
-			for _, note := range []string{"(FOO, TOKEN) reach this command unexported", "(CONF, GNUMAKEFLAGS, LC_ALL, TAR_OPTIONS)"} {
+			for _, note := range []string{"(FOO, TOKEN) reach this command unexported", "8 variables that read-only commands set or unset were not carried (ANT_OPTS, CONF, DBUS_SESSION_BUS_ADDRESS, GNUMAKEFLAGS, KEEPU, …)"} {
 				if !hasNote(res, note) {
 					t.Errorf("want a note with %q: %q", note, res.Notes)
 				}

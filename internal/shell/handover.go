@@ -21,7 +21,9 @@ import (
 // read-only saved (STATE_DIR/wstate).
 
 // Variables that never cross from the read-only bash to the
-// workspace-write one. The workspace-write bash keeps its own value of
+// workspace-write one. (A name the workspace-write bash exports never
+// takes a read-only command's value either: dataState. These lists are
+// for what bash itself acts on, and a second wall.) The workspace-write bash keeps its own value of
 // each (the driver's clear leaves them alone too: driverDenyList).
 // Loaders and start-up files, bash's own settings and what programs run
 // as commands or load code from; HOME, PATH and SHELL choose which
@@ -45,26 +47,28 @@ var (
 		"OPENSSL_CONF", "OPENSSL_ENGINES", "GNUPGHOME", "KRB5_CONFIG", "CURL_HOME", "WGETRC", "ZDOTDIR",
 		"FCEDIT", "TEXTDOMAIN", "TEXTDOMAINDIR", "TAR_OPTIONS", "GNUMAKEFLAGS", "RIPGREP_CONFIG_PATH",
 		"COMPILER_PATH", "GCC_EXEC_PREFIX", "LIBRARY_PATH", "VIMINIT", "EXINIT", "MYVIMRC", "MAVEN_OPTS",
-		"GRADLE_OPTS", "SBT_OPTS", "PHPRC", "PHP_INI_SCAN_DIR",
+		"GRADLE_OPTS", "SBT_OPTS", "PHPRC", "PHP_INI_SCAN_DIR", "JAVA_HOME", "GRADLE_USER_HOME",
+		"RSYNC_CONNECT_PROG",
 	}
 	handDenyPrefix = []string{
 		"BASH_", "LD_", "DYLD_", "GIT_", "PYTHON", "PERL", "RUBY", "GEM_", "BUNDLE_", "NODE_", "NPM_CONFIG_",
 		"npm_config_", "YARN_", "XDG_", "SSH_", "LESS", "CGO_", "CARGO_", "RUSTUP_", "PIP_", "MALLOC_",
 		"QT_", "GTK_", "DOCKER_", "KUBE", "LUA_INIT", "DOTNET_", "AWS_",
+		"DBUS_", "CCACHE_", "ERL_",
 	}
 	// handDenySuffix catches the names programs give the commands they
 	// run and the search paths they load code from, beyond the lists
 	// above (GIT_SSH_COMMAND, SUDO_ASKPASS, PKG_CONFIG_PATH…).
 	handDenySuffix = []string{
 		"PATH", "_COMMAND", "_CMD", "_ASKPASS", "_EDITOR", "_PAGER", "_WRAPPER", "_SHELL", "_PRELOAD",
-		"_HOOK", "_HOOKS",
+		"_HOOK", "_HOOKS", "_OPTS", "_RSH",
 	}
 	// handSilent are bash's own variables that change by themselves (or
 	// that olly sets before every command): dropped without a word.
 	handSilent = []string{
 		"BASH", "BASHPID", "COLUMNS", "LINES", "DIRSTACK", "EPOCHREALTIME", "EPOCHSECONDS", "EUID", "FUNCNAME",
 		"GROUPS", "HISTCMD", "HOSTNAME", "HOSTTYPE", "LINENO", "MACHTYPE", "OSTYPE", "PIPESTATUS", "PPID",
-		"PWD", "RANDOM", "SECONDS", "SHLVL", "SRANDOM", "UID", "_", "COPROC", "COMPREPLY", "MAPFILE", "COMP_WORDBREAKS",
+		"PWD", "OLDPWD", "RANDOM", "SECONDS", "SHLVL", "SRANDOM", "UID", "_", "COPROC", "COMPREPLY", "MAPFILE", "COMP_WORDBREAKS",
 		"SHELLOPTS", "BASHOPTS", // the options, which never cross (reset after every command)
 		// bash's own integer (getopts' place): a bash keeps it, and its
 		// attribute, through the clear, so a value assigned to it would be
@@ -135,7 +139,7 @@ func handDeny(name string) (deny, silent bool) {
 // every command's reads as well: this is a second wall.) A locale
 // variable crosses only with a locale that cannot change how bash reads
 // the approved command's bytes (safeLocale). What crosses keeps only the
-// attributes a, A and x (carriedAttrs).
+// attributes a, A and x (carriedAttrs; x is then dropped: dataState).
 func keepVar(v *shVar, places []string) (keep, silent bool) {
 	if deny, silent := handDeny(v.name); deny {
 		return false, silent
@@ -155,8 +159,8 @@ func keepVar(v *shVar, places []string) (keep, silent bool) {
 // assignment in the approved command does (an integer one evaluates the
 // value: a subscript there can run a command; a readonly one makes the
 // assignment fail and the command go on), so they are dropped and the
-// values cross as plain strings. (x is then kept only for a name the
-// workspace-write bash exports already: dataState.)
+// values cross as plain strings. (x is then dropped: a name the
+// workspace-write bash exports does not cross at all: dataState.)
 func carriedAttrs(attrs string) string {
 	if strings.Trim(attrs, "aAx") == "" {
 		return attrs
@@ -274,10 +278,10 @@ func handNote(code bool, dropped, unexported []string, partial bool) string {
 		parts = append(parts, "functions and aliases that read-only commands defined or changed do not carry over to commands that write")
 	}
 	if len(dropped) > 0 {
-		parts = append(parts, fmt.Sprintf("%d variables set by read-only commands were not carried (%s): set them in this command if it needs them", len(dropped), strings.Join(short(dropped), ", ")))
+		parts = append(parts, fmt.Sprintf("%d variables that read-only commands set or unset were not carried (%s): this shell keeps its own value of each (names it exports, loader settings); set them in this command if it needs them", len(dropped), strings.Join(short(dropped), ", ")))
 	}
 	if len(unexported) > 0 {
-		parts = append(parts, fmt.Sprintf("exports made by read-only commands (%s) reach this command unexported: export them again here if needed", strings.Join(short(unexported), ", ")))
+		parts = append(parts, fmt.Sprintf("variables read-only commands exported (%s) reach this command unexported: export them again here if needed", strings.Join(short(unexported), ", ")))
 	}
 	if partial {
 		parts = append(parts, "part of the read-only commands' saved state could not be read and was dropped")

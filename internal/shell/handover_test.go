@@ -41,7 +41,7 @@ func readOnlyPlants(ws string) map[string]struct {
 		"builtin function in the state file": {plantFile("declare -x A=\"1\"\n" +
 			"builtin () \n{ \n    if [[ $1 == printf ]]; then\n        : > " + pw + "-builtin;\n    fi;\n    command builtin \"$@\"\n}\ndeclare -f builtin\n"), "functions and aliases"},
 		// bash's own integer OPTIND keeps its attribute in the taking bash.
-		"bash's own integer": {plantFile("declare -x A=\"1\"\ndeclare -i OPTIND=\"a[\\$(touch " + pw + "-optind)]\"\n"), "exports made by read-only commands (A) reach this command unexported"},
+		"bash's own integer": {plantFile("declare -x A=\"1\"\ndeclare -i OPTIND=\"a[\\$(touch " + pw + "-optind)]\"\n"), "variables read-only commands exported (A) reach this command unexported"},
 		"functions and aliases": {[]string{
 			"export A=1; git() { touch " + pw + "-git; }; ls() { touch " + pw + "-ls; }; alias bash='touch " + pw + "-alias; bash'",
 		}, "functions and aliases that read-only commands defined or changed do not carry over"},
@@ -49,7 +49,7 @@ func readOnlyPlants(ws string) map[string]struct {
 			// (Its own folder is all a read-only command may write.)
 			`d=$__olly_d; printf 'touch ` + pw + `-bashenv\n' > $d/env.sh; mkdir -p $d/bin; printf '#!/bin/sh\ntouch ` + pw + `-path\n' > $d/bin/git; chmod +x $d/bin/git`,
 			"export A=1 LD_PRELOAD=$__olly_d/evil.so BASH_ENV=$__olly_d/env.sh PATH=$__olly_d/bin:$PATH CONF=$__olly_d/x.conf",
-		}, "4 variables set by read-only commands were not carried (BASH_ENV, CONF, LD_PRELOAD, PATH)"},
+		}, "4 variables that read-only commands set or unset were not carried (BASH_ENV, CONF, LD_PRELOAD, PATH)"},
 	}
 }
 
@@ -95,28 +95,27 @@ func TestReadOnlyStateReachesWritesAsDataOnly(t *testing.T) {
 	}
 }
 
-// TestStateCarriesAcrossPolicies: cd, exported (names the workspace-write
-// bash exports already) and plain variables (with spaces and newlines),
-// arrays and unset from read-only commands reach the next workspace-write
-// command, without a note; the workspace-write
-// bash's own functions and aliases survive read-only commands in between,
-// also when that bash is replaced.
+// TestStateCarriesAcrossPolicies: cd, plain variables (with spaces and
+// newlines), arrays and unset from read-only commands reach the next
+// workspace-write command, without a note; the workspace-write bash's own
+// exports (KEEP, LD_LIBRARY_PATH), functions and aliases survive
+// read-only commands in between, also when that bash is replaced.
 func TestStateCarriesAcrossPolicies(t *testing.T) {
 	for _, restore := range []bool{false, true} {
 		t.Run("restore="+strconv.FormatBool(restore), func(t *testing.T) {
 			m, ws, _, _ := sandboxed(t)
 			sh := m.Session("s")
 			rw := pidOf(t, sh, readWrite)
-			mustRun(t, sh, "f() { echo fn; }; alias al='echo al'; export A B C GONE=1 LD_LIBRARY_PATH=/opt/own", readWrite)
-			mustRun(t, sh, `cd sub; export A=1 B='x y' C=$'a\nb'; declare -a arr=(1 "2 3"); declare -A m=([k]=v); p=plain; unset GONE`, readOnly)
+			mustRun(t, sh, "f() { echo fn; }; alias al='echo al'; GONE=1; export KEEP=own LD_LIBRARY_PATH=/opt/own", readWrite)
+			mustRun(t, sh, `cd sub; A=1 B='x y' C=$'a\nb'; declare -a arr=(1 "2 3"); declare -A m=([k]=v); p=plain; unset GONE`, readOnly)
 			mustRun(t, sh, "echo stateless", readOnly)
 			if restore {
 				if err := syscall.Kill(rw, syscall.SIGKILL); err != nil {
 					t.Fatal(err)
 				}
 			}
-			res := mustRun(t, sh, `printf '%s|' "$A" "$B" "$C" "${arr[1]}" "${m[k]}" "$p" "${GONE-unset}" "$LD_LIBRARY_PATH"; echo; pwd; f; al; env | grep -c '^[ABC]='`, readWrite)
-			want := "1|x y|a\nb|2 3|v|plain|unset|/opt/own|\n" + filepath.Join(ws, "sub") + "\nfn\nal\n3"
+			res := mustRun(t, sh, `printf '%s|' "$A" "$B" "$C" "${arr[1]}" "${m[k]}" "$p" "${GONE-unset}" "$LD_LIBRARY_PATH"; echo; pwd; f; al; env | grep '^KEEP='`, readWrite)
+			want := "1|x y|a\nb|2 3|v|plain|unset|/opt/own|\n" + filepath.Join(ws, "sub") + "\nfn\nal\nKEEP=own"
 			if res.Output != want || len(res.Notes) != 0 {
 				t.Errorf("got %q (notes %q), want %q", res.Output, res.Notes, want)
 			}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/olly-agent/olly/internal/sandbox"
@@ -66,10 +67,13 @@ func dataFailed(err error) string {
 // dataState reads the state a read-only bash saved (src) and writes to
 // dst the variables a bash that is not read-only may take from it, in
 // olly's quoting; the note says what was left behind ("" if nothing).
-// The file starts by clearing the variables of the bash that sources it
-// (__olly_clearv) but those it keeps its own value of: the names olly
-// never carries (driverDenyList) and each name of that state that does
-// not cross. When part of the state could not be read, nothing is
+// A name the workspace-write bash exports (its baseline: handBaseline)
+// takes nothing from there, neither a value nor an unset: that bash keeps
+// its own, so nothing a read-only command sets reaches a program's
+// environment (every other variable crosses unexported). The file starts
+// by clearing the variables of the bash that sources it (__olly_clearv)
+// but those it keeps its own value of: the names olly never carries
+// (driverDenyList) and each name of that state that does not cross. When part of the state could not be read, nothing is
 // cleared: that bash keeps every variable the hand-over does not set.
 // Either way each name set is unset first (writeUnsets).
 func (s *Shell) dataState(src, dst string) (string, error) {
@@ -81,7 +85,8 @@ func (s *Shell) dataState(src, dst string) (string, error) {
 	base, baseCode, haveCode := s.handBaseline()
 	var sb strings.Builder
 	var dropped, unexported, keep []string
-	kept := keptVars(vars, s.handPlaces(), func(v *shVar, silent bool) {
+	ownX := func(name string) bool { return exportedIn(base, name) }
+	kept := keptVars(vars, s.handPlaces(), ownX, func(v *shVar, silent bool) {
 		if deny, _ := handDeny(v.name); !deny {
 			keep = append(keep, v.name)
 		}
@@ -90,6 +95,9 @@ func (s *Shell) dataState(src, dst string) (string, error) {
 		}
 	})
 	if complete {
+		gone := exportsUnset(base, vars)
+		keep, dropped = append(keep, gone...), append(dropped, gone...)
+		slices.Sort(dropped)
 		sb.WriteString("__olly_clearv k")
 		for _, n := range keep {
 			sb.WriteString(" " + n) // identifiers (parseDeclares)
@@ -98,7 +106,7 @@ func (s *Shell) dataState(src, dst string) (string, error) {
 	}
 	writeUnsets(&sb, kept)
 	for _, v := range kept {
-		if strings.Contains(v.attrs, "x") && !exportedIn(base, v.name) {
+		if strings.Contains(v.attrs, "x") {
 			v.attrs = strings.ReplaceAll(v.attrs, "x", "")
 			unexported = append(unexported, v.name)
 		}
@@ -133,16 +141,35 @@ func writeUnsets(sb *strings.Builder, kept []shVar) {
 	sb.WriteString("builtin unset -n --" + names.String() + "; builtin unset -v --" + names.String() + "\n")
 }
 
+// exportsUnset are the names the baseline exports (and olly could carry)
+// that a read-only bash's complete state vars no longer has: it unset
+// them, and the workspace-write bash keeps them.
+func exportsUnset(base map[string]string, vars []shVar) []string {
+	has := make(map[string]bool, len(vars))
+	for i := range vars {
+		has[vars[i].name] = true
+	}
+	var out []string
+	for name := range base {
+		if deny, _ := handDeny(name); !deny && !has[name] && isIdentifier(name) && exportedIn(base, name) {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // exportedIn reports whether the baseline (handBaseline) exports name.
 func exportedIn(base map[string]string, name string) bool {
 	attrs, _, _ := strings.Cut(strings.TrimPrefix(base[name], "builtin declare -"), " ")
 	return strings.Contains(attrs, "x")
 }
 
-// keptVars returns the variables of vars that cross (keepVar), each name
+// keptVars returns the variables of vars that cross (keepVar, and not
+// one whose name own, if given, reports the taking bash keeps), each name
 // once, at its last declaration (bash's printer never repeats one), with
 // the attributes they keep (carriedAttrs); drop gets each other.
-func keptVars(vars []shVar, places []string, drop func(v *shVar, silent bool)) []shVar {
+func keptVars(vars []shVar, places []string, own func(string) bool, drop func(v *shVar, silent bool)) []shVar {
 	last := make(map[string]int, len(vars))
 	for i := range vars {
 		last[vars[i].name] = i
@@ -153,7 +180,7 @@ func keptVars(vars []shVar, places []string, drop func(v *shVar, silent bool)) [
 		if last[v.name] != i {
 			continue
 		}
-		if keep, silent := keepVar(v, places); keep {
+		if keep, silent := keepVar(v, places); keep && (own == nil || !own(v.name)) {
 			c := *v
 			c.attrs = carriedAttrs(c.attrs)
 			kept = append(kept, c)

@@ -31,12 +31,13 @@ func pidOf(t *testing.T, sh *Shell, opts RunOptions) int {
 // alternate between two live bash processes, one per policy, which are
 // not replaced at each switch; cd, exports (and unset), functions and
 // aliases made in the workspace-write one are there in the next command
-// in the other; from the read-only one only cd and variables come back.
+// in the other; from the read-only one only cd and variables (and unset)
+// come back, unexported, and not into a name the other exports.
 func TestTwoBashesFollowTheState(t *testing.T) {
 	m, ws, _, _ := sandboxed(t)
 	sh := m.Session("s")
 	rw := pidOf(t, sh, readWrite)
-	mustRun(t, sh, "cd sub; export A=1 GONE=x; f() { echo fn-$A; }; alias al='echo al'; declare -a arr=(x y)", readWrite)
+	mustRun(t, sh, "cd sub; export A=1; GONE=x; f() { echo fn-$A; }; alias al='echo al'; declare -a arr=(x y)", readWrite)
 	ro := pidOf(t, sh, readOnly)
 	if ro == rw {
 		t.Fatal("the read-only command ran in the workspace-write bash")
@@ -72,12 +73,12 @@ func TestTwoBashesOneKilled(t *testing.T) {
 	m, _, _, _ := sandboxed(t)
 	sh := m.Session("s")
 	rw := pidOf(t, sh, readWrite)
-	mustRun(t, sh, "export K=1", readWrite)
+	mustRun(t, sh, "K=1", readWrite) // (not exported: an exported K would keep its value, handstate.go)
 	ro := pidOf(t, sh, readOnly)
 	if err := syscall.Kill(rw, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	mustRun(t, sh, "export K=2", readOnly)
+	mustRun(t, sh, "K=2", readOnly)
 	res := mustRun(t, sh, "echo $$ $K", readWrite)
 	if f := strings.Fields(res.Output); len(f) != 2 || f[0] == strconv.Itoa(rw) || f[1] != "2" {
 		t.Errorf("after the idle bash was killed: %q (killed %d)", res.Output, rw)
