@@ -52,7 +52,7 @@ func (c *Conversation) Render(msgs []llm.Message, base int, f Format, mark Rende
 		same = mark.final
 	}
 	out = append(msgs[:base+same], rc.msgs[same:]...)
-	r := c.rendererFrom(f, out, rc.entries, c.images)
+	r := c.rendererFrom(f, out, rc.entries)
 	for i := rc.entries; i < len(c.entries); i++ {
 		r.add(i, &c.entries[i])
 	}
@@ -77,7 +77,7 @@ func (c *Conversation) finalMessages(f Format) *renderCache {
 	if rc.entries == c.lastAssistant {
 		return rc
 	}
-	r := c.rendererFrom(f, rc.msgs, rc.entries, c.images)
+	r := c.rendererFrom(f, rc.msgs, rc.entries)
 	for i := rc.entries; i < c.lastAssistant; i++ {
 		r.add(i, &c.entries[i])
 	}
@@ -88,8 +88,8 @@ func (c *Conversation) finalMessages(f Format) *renderCache {
 // rendererFrom returns a renderer in the state a full rendering is in
 // before entry from, which is 0 or follows an assistant entry: everything
 // before it flushed, the assistant's calls (native) waiting for results.
-func (c *Conversation) rendererFrom(f Format, out []llm.Message, from int, images func(*entry) ([][]byte, string)) *renderer {
-	r := &renderer{format: f, out: out, pendFrom: -1, lastAssistant: c.lastAssistant - 1, images: images}
+func (c *Conversation) rendererFrom(f Format, out []llm.Message, from int) *renderer {
+	r := &renderer{format: f, out: out, pendFrom: -1, lastAssistant: c.lastAssistant - 1, images: c.images}
 	if from > 0 && f == FormatNative {
 		r.openFrom = from - 1
 		r.open = append(r.open, c.entries[from-1].calls...)
