@@ -3,6 +3,7 @@ package shell
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -228,14 +229,15 @@ func isDecimal(s string) bool {
 	return s == "0" || s[0] != '0'
 }
 
-// names reports whether a value of v mentions one of places.
+// names reports whether a value of v mentions one of places (ignoring
+// case where the file system usually does: foldPaths).
 func (v *shVar) names(places []string) bool {
 	hit := func(s string) bool {
 		if strings.Contains(s, "/proc/") {
 			return true
 		}
 		for _, p := range places {
-			if p != "" && strings.Contains(s, p) {
+			if mentions(s, p, foldPaths) {
 				return true
 			}
 		}
@@ -250,6 +252,22 @@ func (v *shVar) names(places []string) bool {
 		}
 	}
 	return false
+}
+
+// foldPaths: on macOS the file system ignores case by default, so the
+// state folder spelt in upper case is the same folder.
+var foldPaths = runtime.GOOS == "darwin"
+
+// mentions reports whether s contains place (not empty), ignoring case
+// when fold is set.
+func mentions(s, place string, fold bool) bool {
+	if place == "" {
+		return false
+	}
+	if fold {
+		return strings.Contains(strings.ToLower(s), strings.ToLower(place))
+	}
+	return strings.Contains(s, place)
 }
 
 // handPlaces are the strings an exported variable from a read-only bash

@@ -3,6 +3,7 @@ package shell
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 )
@@ -75,5 +76,33 @@ func TestHandOverIgnoresFunctionsNamedDeclare(t *testing.T) {
 				t.Errorf("got %s, want x=1 arr=b and no call of the functions", res.Text())
 			}
 		})
+	}
+}
+
+// TestMentionsPlace: the check that keeps an exported variable naming
+// olly's state folder or TMPDIR from crossing ignores case where the file
+// system does (macOS: the folder in upper case is the same folder).
+func TestMentionsPlace(t *testing.T) {
+	for _, c := range []struct {
+		s, place   string
+		fold, want bool
+	}{
+		{"/tmp/olly-state-1/x.conf", "/tmp/olly-state-1", false, true},
+		{"/TMP/OLLY-STATE-1/x.conf", "/tmp/olly-state-1", false, false},
+		{"/TMP/OLLY-STATE-1/x.conf", "/tmp/olly-state-1", true, true},
+		{"../Olly-State-1/x", "olly-state-1", true, true},
+		{"/tmp/other/x", "/tmp/olly-state-1", true, false},
+		{"anything", "", true, false},
+	} {
+		if got := mentions(c.s, c.place, c.fold); got != c.want {
+			t.Errorf("mentions(%q, %q, %v) = %v, want %v", c.s, c.place, c.fold, got, c.want)
+		}
+	}
+	if want := runtime.GOOS == "darwin"; foldPaths != want {
+		t.Errorf("foldPaths = %v on %s", foldPaths, runtime.GOOS)
+	}
+	v := &shVar{name: "CONF", attrs: "x", set: true, value: "/TMP/OLLY-STATE-1/x.conf"}
+	if got := v.names([]string{"/tmp/olly-state-1"}); got != foldPaths {
+		t.Errorf("names of an upper-case path: %v, want %v on %s", got, foldPaths, runtime.GOOS)
 	}
 }
