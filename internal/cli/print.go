@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -18,8 +17,6 @@ import (
 	"github.com/olly-agent/olly/event"
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/approval"
-	"github.com/olly-agent/olly/internal/exetrim"
-	"github.com/olly-agent/olly/internal/exewarm"
 	"github.com/olly-agent/olly/internal/llm"
 	"github.com/olly-agent/olly/internal/ui/printmode"
 )
@@ -189,13 +186,7 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 		<-runCtx.Done()
 		stop()
 	}()
-	// Start-up is over (settings, the database, the app, the session):
-	// drop the executable's pages only it used, as main did for package
-	// initialisation's (internal/exetrim; peak RSS in docs/performance.md).
-	// The loop's own pages, as the last run used them, come back at once
-	// instead of one fault at a time (internal/exewarm).
-	exetrim.Trim()
-	warm := exewarm.Start(filepath.Join(cfg.Paths().StateDir, "exe-pages-print"))
+	end := startUpOver(cfg.Paths().StateDir, "print", logger)
 	code, err := printmode.Run(runCtx, printmode.Options{
 		Sessions:  a.Sessions,
 		Approvals: a.Approvals,
@@ -209,9 +200,7 @@ func runPrint(ctx context.Context, f *Factory, opts *printOptions, task string) 
 		Color:     f.IO.Color,
 		Terminal:  terminal,
 	})
-	if err := warm.End(); err != nil {
-		logger.Debug("exewarm: not saved", "err", err)
-	}
+	end()
 	return printExit(code, err)
 }
 

@@ -16,8 +16,6 @@ import (
 	"github.com/olly-agent/olly/internal/app"
 	"github.com/olly-agent/olly/internal/approval"
 	"github.com/olly-agent/olly/internal/event"
-	"github.com/olly-agent/olly/internal/exetrim"
-	"github.com/olly-agent/olly/internal/exewarm"
 	"github.com/olly-agent/olly/internal/export"
 	"github.com/olly-agent/olly/internal/models"
 	"github.com/olly-agent/olly/internal/session"
@@ -135,16 +133,9 @@ func runRPC(ctx context.Context, f *Factory, popts *printOptions, opts *rpcOptio
 	o := protocolOptions(a, catalog, emb, logger)
 	o.In, o.Out, o.SessionID, o.Events, o.Warnings = f.IO.In, f.IO.Out, sess.ID, opts.Events, warnings
 	o.Settings = f.settingsService(st, a)
-	// Start-up is over: drop the executable's pages only it used
-	// (internal/exetrim), and map back at once those the last RPC run used
-	// after it (internal/exewarm; "exewarm beyond print mode" in
-	// docs/performance.md).
-	exetrim.Trim()
-	warm := exewarm.Start(filepath.Join(cfg.Paths().StateDir, "exe-pages-rpc"))
+	end := startUpOver(cfg.Paths().StateDir, "rpc", logger)
 	err = rpc.Serve(runCtx, o)
-	if werr := warm.End(); werr != nil {
-		logger.Debug("exewarm: not saved", "err", werr)
-	}
+	end()
 	return err
 }
 
