@@ -28,7 +28,7 @@ func FuzzParseDeclares(f *testing.F) {
 			if !isIdentifier(v.name) {
 				t.Fatalf("parsed a variable named %q", v.name)
 			}
-			if keep, _ := keepVar(v, nil); !keep {
+			if keep, _, _ := keepVar(v, nil); !keep {
 				continue
 			}
 			text := canonical(v)

@@ -58,7 +58,7 @@ func TestParseDeclaresReadsBash(t *testing.T) {
 	}
 	var sb strings.Builder
 	for _, v := range vars {
-		if keep, _ := keepVar(&v, nil); !keep {
+		if keep, _, _ := keepVar(&v, nil); !keep {
 			t.Errorf("%s (%s) was not kept", v.name, v.attrs)
 			continue
 		}
@@ -151,7 +151,7 @@ func TestKeepVar(t *testing.T) {
 		{shVar{name: "a", attrs: "a", set: true, elems: []shElem{{"1", "x"}, {"1", "y"}}}, false},
 		{shVar{name: "l", attrs: "l", set: true, value: "Hi"}, true},
 	} {
-		if keep, _ := keepVar(&c.v, places); keep != c.keep {
+		if keep, _, _ := keepVar(&c.v, places); keep != c.keep {
 			t.Errorf("keepVar(%+v) = %v", c.v, keep)
 		}
 	}

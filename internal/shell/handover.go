@@ -131,7 +131,8 @@ func handDeny(name string) (deny, silent bool) {
 }
 
 // keepVar decides whether v, from a read-only bash's state, reaches the
-// workspace-write bash; silent: dropping it needs no note. places are
+// workspace-write bash; deny: its name never crosses (handDeny); silent:
+// dropping it needs no note. places are
 // olly's shell-state folder, which holds the one folder a read-only
 // command may write (its bash's own), and the session's TMPDIR: an
 // exported variable that names one (or /proc, through which a read-only
@@ -141,17 +142,17 @@ func handDeny(name string) (deny, silent bool) {
 // variable crosses only with a locale that cannot change how bash reads
 // the approved command's bytes (safeLocale). What crosses keeps only the
 // attributes a, A and x (carriedAttrs; x is then dropped: dataState).
-func keepVar(v *shVar, places []string) (keep, silent bool) {
+func keepVar(v *shVar, places []string) (keep, deny, silent bool) {
 	if deny, silent := handDeny(v.name); deny {
-		return false, silent
+		return false, true, silent
 	}
 	if !v.sane() || isLocaleName(v.name) && !v.safeLocale() {
-		return false, false
+		return false, false, false
 	}
 	if strings.Contains(v.attrs, "x") && v.names(places) {
-		return false, false
+		return false, false, false
 	}
-	return true, false
+	return true, false, false
 }
 
 // carriedAttrs are the attributes of attrs a variable keeps when it

@@ -82,15 +82,15 @@ func (s *Shell) dataState(src, dst string) (string, error) {
 		return "", err
 	}
 	vars, rest, complete := parseDeclares(b)
-	base, baseCode, haveCode := s.handBaseline()
+	base := s.handBaseline()
 	var sb strings.Builder
 	var dropped, unexported, keep []string
-	ownX := func(name string) bool { return exportedIn(base, name) }
-	kept := keptVars(vars, s.handPlaces(), ownX, func(v *shVar, silent bool) {
-		if deny, _ := handDeny(v.name); !deny {
+	ownX := func(name string) bool { return base.exported[name] }
+	kept := keptVars(vars, s.handPlaces(), ownX, func(v *shVar, deny, silent bool) {
+		if !deny {
 			keep = append(keep, v.name)
 		}
-		if !silent && base[v.name] != canonical(v) {
+		if !silent && base.vars[v.name] != canonical(v) {
 			dropped = append(dropped, v.name)
 		}
 	})
@@ -118,7 +118,7 @@ func (s *Shell) dataState(src, dst string) (string, error) {
 	}); err != nil {
 		return "", err
 	}
-	code := complete && codeChanged(b[rest:], baseCode, haveCode)
+	code := complete && codeChanged(b[rest:], base.code, base.haveCode)
 	return handNote(code, dropped, unexported, !complete), nil
 }
 
@@ -144,14 +144,14 @@ func writeUnsets(sb *strings.Builder, kept []shVar) {
 // exportsUnset are the names the baseline exports (and olly could carry)
 // that a read-only bash's complete state vars no longer has: it unset
 // them, and the workspace-write bash keeps them.
-func exportsUnset(base map[string]string, vars []shVar) []string {
+func exportsUnset(base *handBase, vars []shVar) []string {
 	has := make(map[string]bool, len(vars))
 	for i := range vars {
 		has[vars[i].name] = true
 	}
 	var out []string
-	for name := range base {
-		if deny, _ := handDeny(name); !deny && !has[name] && isIdentifier(name) && exportedIn(base, name) {
+	for name, x := range base.exported {
+		if deny, _ := handDeny(name); x && !deny && !has[name] && isIdentifier(name) {
 			out = append(out, name)
 		}
 	}
@@ -159,17 +159,11 @@ func exportsUnset(base map[string]string, vars []shVar) []string {
 	return out
 }
 
-// exportedIn reports whether the baseline (handBaseline) exports name.
-func exportedIn(base map[string]string, name string) bool {
-	attrs, _, _ := strings.Cut(strings.TrimPrefix(base[name], "builtin declare -"), " ")
-	return strings.Contains(attrs, "x")
-}
-
 // keptVars returns the variables of vars that cross (keepVar, and not
 // one whose name own, if given, reports the taking bash keeps), each name
 // once, at its last declaration (bash's printer never repeats one), with
 // the attributes they keep (carriedAttrs); drop gets each other.
-func keptVars(vars []shVar, places []string, own func(string) bool, drop func(v *shVar, silent bool)) []shVar {
+func keptVars(vars []shVar, places []string, own func(string) bool, drop func(v *shVar, deny, silent bool)) []shVar {
 	last := make(map[string]int, len(vars))
 	for i := range vars {
 		last[vars[i].name] = i
@@ -180,12 +174,12 @@ func keptVars(vars []shVar, places []string, own func(string) bool, drop func(v 
 		if last[v.name] != i {
 			continue
 		}
-		if keep, silent := keepVar(v, places); keep && (own == nil || !own(v.name)) {
+		if keep, deny, silent := keepVar(v, places); keep && (own == nil || !own(v.name)) {
 			c := *v
 			c.attrs = carriedAttrs(c.attrs)
 			kept = append(kept, c)
 		} else if drop != nil {
-			drop(v, silent)
+			drop(v, deny, silent)
 		}
 	}
 	return kept
@@ -193,24 +187,26 @@ func keptVars(vars []shVar, places []string, own func(string) bool, drop func(v 
 
 // handBaseline is what the bash taking a read-only state holds already,
 // to tell what the hand-over leaves behind: the variables (each as
-// canonical writes it) and the functions and aliases of the newest state
-// a bash that was not read-only saved, or, without one, the session's
-// base environment and no functions (haveCode false).
+// canonical writes it, and whether it exports each) and the functions and
+// aliases of the newest state a bash that was not read-only saved, or,
+// without one, the session's base environment and no functions (haveCode
+// false).
 // It is kept until wstate changes (tookState).
-func (s *Shell) handBaseline() (vars map[string]string, code []byte, haveCode bool) {
-	if b := s.handBase; b != nil {
-		return b.vars, b.code, b.haveCode
+func (s *Shell) handBaseline() *handBase {
+	if s.handBase != nil {
+		return s.handBase
 	}
-	b := &handBase{vars: make(map[string]string)}
-	defer func() { s.handBase = b }()
+	b := &handBase{vars: make(map[string]string), exported: make(map[string]bool)}
+	s.handBase = b
 	if s.hasWState {
 		if st, err := readStateFile(filepath.Join(s.dir, "wstate"), maxDataState); err == nil {
 			vs, rest, _ := parseDeclares(st)
 			for i := range vs {
 				b.vars[vs[i].name] = canonical(&vs[i])
+				b.exported[vs[i].name] = strings.Contains(vs[i].attrs, "x")
 			}
 			b.code, b.haveCode = st[rest:], true
-			return b.vars, b.code, true
+			return b
 		}
 	}
 	// What every bash sets by itself, and the environment it starts with.
@@ -220,13 +216,15 @@ func (s *Shell) handBaseline() (vars map[string]string, code []byte, haveCode bo
 	for _, kv := range s.m.baseEnv {
 		name, val, _ := strings.Cut(kv, "=")
 		b.vars[name] = canonical(&shVar{name: name, attrs: "x", set: true, value: val})
+		b.exported[name] = true
 	}
-	return b.vars, nil, false
+	return b
 }
 
 // handBase is what handBaseline found.
 type handBase struct {
 	vars     map[string]string
+	exported map[string]bool // true for each name of vars with attribute x
 	code     []byte
 	haveCode bool
 }
