@@ -91,6 +91,11 @@ type writerOnly struct{ io.Writer }
 // line is its end) with a Content-Length above zero: the transport writes
 // the body next.
 func announcesBody(p []byte) bool {
+	// Most writes that are no head (a TLS record, a body) do not end like
+	// one: those are not scanned.
+	if !bytes.HasSuffix(p, []byte("\r\n\r\n")) {
+		return false
+	}
 	end := bytes.Index(p, []byte("\r\n\r\n"))
 	if end < 0 || end != len(p)-4 {
 		return false

@@ -78,7 +78,7 @@ func complete(req []byte) bool {
 // joined).
 func TestRequestHeadAndBodyInOneWrite(t *testing.T) {
 	url, first, whole := rawServer(t)
-	hc := &http.Client{Transport: transport(time.Second)}
+	hc := &http.Client{Transport: transport(time.Second, true)}
 	defer hc.CloseIdleConnections()
 	for i, n := range []int{1, 40, 400} {
 		var body Pieces
@@ -120,7 +120,7 @@ func TestRequestHeadAndBodyInOneWrite(t *testing.T) {
 // transport writes it.
 func TestRequestWithoutBodyNotHeld(t *testing.T) {
 	url, first, whole := rawServer(t)
-	hc := &http.Client{Transport: transport(time.Second)}
+	hc := &http.Client{Transport: transport(time.Second, true)}
 	defer hc.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -229,6 +229,47 @@ func TestPiecesBodyHandedToConnection(t *testing.T) {
 	for i, p := range body {
 		if w := rec.writes[1+i]; len(w) != len(p) || &w[0] != &p[0] {
 			t.Errorf("write %d is not piece %d itself (%d bytes, want %d)", 1+i, i, len(w), len(p))
+		}
+	}
+}
+
+// TestTransportWrapsPlainConnectionsOnly: a plain http:// base URL's
+// connections are reqConns; an https:// one's are left as dialled (the
+// transport writes TLS records to them, never a head for reqConn to hold).
+func TestTransportWrapsPlainConnectionsOnly(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan struct{})
+	defer func() { ln.Close(); <-accepted }()
+	go func() {
+		defer close(accepted)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	for _, tc := range []struct {
+		base string
+		want bool
+	}{{"http://127.0.0.1:11434", true}, {"https://example.invalid", false}} {
+		c, err := NewClient[func(*Settings)](tc.base, Spec{Dialect: "test", Example: "http://localhost:11434"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := c.Settings.HTTP.Transport.(*http.Transport)
+		conn, err := tr.DialContext(context.Background(), "tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, wrapped := conn.(*reqConn)
+		conn.Close()
+		if wrapped != tc.want {
+			t.Errorf("%s: connection wrapped in reqConn = %v, want %v", tc.base, wrapped, tc.want)
 		}
 	}
 }

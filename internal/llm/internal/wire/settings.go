@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -58,20 +59,23 @@ func NewClient[O ~func(*Settings)](baseURL string, spec Spec, opts []O) (Client,
 		o(&set)
 	}
 	if set.HTTP == nil {
-		set.HTTP = &http.Client{Transport: transport(set.Timeouts.Connect)}
+		set.HTTP = &http.Client{Transport: transport(set.Timeouts.Connect, strings.HasPrefix(root, "http://"))}
 	}
 	return Client{BaseURL: root, Dialect: spec.Dialect, Settings: set, ParseError: spec.ParseError, noDrain: new(atomic.Bool)}, nil
 }
 
 // transport is the default transport with a bound on connecting, whose
-// connections send a request in one write (reqConn).
-func transport(connect time.Duration) http.RoundTripper {
+// connections send a request in one write (reqConn) when plain: for a
+// plain http:// base URL. Over TLS the transport writes to a tls.Conn,
+// which writes its own records to the connection: there is no head and
+// body for reqConn to join, so the connection is left as dialled.
+func transport(connect time.Duration, plain bool) http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, err
+		if err != nil || !plain {
+			return c, err
 		}
 		return &reqConn{Conn: c}, nil
 	}
