@@ -31,28 +31,30 @@ import (
 // programs and configuration a later approved command runs.
 var (
 	handDenyExact = []string{
+		// (a name a prefix or suffix below catches, such as PATH, CDPATH,
+		// PROMPT_COMMAND or SUDO_ASKPASS, is not repeated here)
 		// bash
-		"BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS1", "PS2", "PS3", "PS4",
-		"IFS", "GLOBIGNORE", "GLOBSORT", "EXECIGNORE", "CDPATH", "FIGNORE", "HOSTFILE", "INPUTRC", "TMOUT",
+		"BASH_ENV", "ENV", "PS0", "PS1", "PS2", "PS3", "PS4",
+		"IFS", "GLOBIGNORE", "GLOBSORT", "EXECIGNORE", "FIGNORE", "HOSTFILE", "INPUTRC", "TMOUT",
 		"FUNCNEST", "POSIXLY_CORRECT", "HISTFILE", "HISTCONTROL", "HISTIGNORE", "HISTSIZE", "HISTFILESIZE",
-		"HISTTIMEFORMAT", "MAIL", "MAILPATH", "MAILCHECK", "TIMEFORMAT", "OPTERR",
-		"PATH", "HOME", "SHELL", "PROMPT_DIRTRIM", "IGNOREEOF", "auto_resume", "histchars",
+		"HISTTIMEFORMAT", "MAIL", "MAILCHECK", "TIMEFORMAT", "OPTERR",
+		"HOME", "SHELL", "PROMPT_DIRTRIM", "IGNOREEOF", "auto_resume", "histchars",
 		// loaders and programs' code hooks
-		"GCONV_PATH", "GLIBC_TUNABLES", "LOCPATH", "NLSPATH", "HOSTALIASES", "RES_OPTIONS", "LOCALDOMAIN",
-		"PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "SUDO_ASKPASS", "TERMINFO", "TERMINFO_DIRS",
-		"CLASSPATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CC", "CXX", "CPP", "LD",
+		"GLIBC_TUNABLES", "HOSTALIASES", "RES_OPTIONS", "LOCALDOMAIN",
+		"PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "TERMINFO", "TERMINFO_DIRS",
+		"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CC", "CXX", "CPP", "LD",
 		"AR", "AS", "CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MAKEFILES", "MFLAGS",
-		"GOFLAGS", "GOTOOLCHAIN", "GOENV", "GOROOT", "GOPATH", "GOBIN", "GOPROXY", "GOSUMDB", "GONOSUMDB",
+		"GOFLAGS", "GOTOOLCHAIN", "GOENV", "GOROOT", "GOBIN", "GOPROXY", "GOSUMDB", "GONOSUMDB",
 		"GONOSUMCHECK", "GOPRIVATE", "GONOPROXY", "GOINSECURE", "GOEXPERIMENT", "GOCACHE", "GOMODCACHE",
-		"RUSTC", "RUSTC_WRAPPER", "RUSTFLAGS", "RUSTDOCFLAGS", "TCLLIBPATH", "LUA_PATH", "LUA_CPATH",
+		"RUSTC", "RUSTFLAGS", "RUSTDOCFLAGS",
 		"OPENSSL_CONF", "OPENSSL_ENGINES", "GNUPGHOME", "KRB5_CONFIG", "CURL_HOME", "WGETRC", "ZDOTDIR",
-		"FCEDIT", "TEXTDOMAIN", "TEXTDOMAINDIR", "TAR_OPTIONS", "GNUMAKEFLAGS", "RIPGREP_CONFIG_PATH",
-		"COMPILER_PATH", "GCC_EXEC_PREFIX", "LIBRARY_PATH", "VIMINIT", "EXINIT", "MYVIMRC", "MAVEN_OPTS",
-		"GRADLE_OPTS", "SBT_OPTS", "PHPRC", "PHP_INI_SCAN_DIR", "JAVA_HOME", "GRADLE_USER_HOME",
+		"FCEDIT", "TEXTDOMAIN", "TEXTDOMAINDIR", "TAR_OPTIONS", "GNUMAKEFLAGS",
+		"GCC_EXEC_PREFIX", "VIMINIT", "EXINIT", "MYVIMRC",
+		"PHPRC", "PHP_INI_SCAN_DIR", "JAVA_HOME", "GRADLE_USER_HOME",
 		"RSYNC_CONNECT_PROG",
 	}
 	handDenyPrefix = []string{
-		"BASH_", "LD_", "DYLD_", "GIT_", "PYTHON", "PERL", "RUBY", "GEM_", "BUNDLE_", "NODE_", "NPM_CONFIG_",
+		"LD_", "DYLD_", "GIT_", "PYTHON", "PERL", "RUBY", "GEM_", "BUNDLE_", "NODE_", "NPM_CONFIG_",
 		"npm_config_", "YARN_", "XDG_", "SSH_", "LESS", "CGO_", "CARGO_", "RUSTUP_", "PIP_", "MALLOC_",
 		"QT_", "GTK_", "DOCKER_", "KUBE", "LUA_INIT", "DOTNET_", "AWS_",
 		"DBUS_", "CCACHE_", "ERL_",
@@ -64,6 +66,9 @@ var (
 		"PATH", "_COMMAND", "_CMD", "_ASKPASS", "_EDITOR", "_PAGER", "_WRAPPER", "_SHELL", "_PRELOAD",
 		"_HOOK", "_HOOKS", "_OPTS", "_RSH",
 	}
+	// handSilentPrefix: olly's own variables, and bash's, most of them
+	// changing by themselves (BASH_ENV, in handDenyExact, is told).
+	handSilentPrefix = []string{"__olly_", "BASH_"}
 	// handSilent are bash's own variables that change by themselves (or
 	// that olly sets before every command): dropped without a word.
 	handSilent = []string{
@@ -87,7 +92,7 @@ func driverDenyList() string {
 	pats = append(pats, handDenyExact...)
 	pats = append(pats, handSilent...)
 	pats = append(pats, forcedNames()...)
-	for _, n := range handDenyPrefix {
+	for _, n := range slices.Concat(handSilentPrefix, handDenyPrefix) {
 		pats = append(pats, n+"*")
 	}
 	for _, n := range handDenySuffix {
@@ -114,8 +119,10 @@ func handDeny(name string) (deny, silent bool) {
 	if silent, ok := handNames[name]; ok {
 		return true, silent
 	}
-	if strings.HasPrefix(name, "__olly_") || strings.HasPrefix(name, "BASH_") {
-		return true, true // olly's, and bash's own, most of them changing by themselves (BASH_ENV is told)
+	for _, p := range handSilentPrefix {
+		if strings.HasPrefix(name, p) {
+			return true, true
+		}
 	}
 	for _, p := range handDenyPrefix {
 		if strings.HasPrefix(name, p) {
