@@ -22,17 +22,30 @@ import (
 //
 // Every mode runs this loop: the mode (modes.go) only decides the tools,
 // the prompt, the iteration cap and the gates; sub-agents run it too
-// (subagent.go). TestPreparedAsFullRendering runs these steps by hand
-// (watchedRuns, prepare_check_test.go): keep the two alike.
+// (subagent.go).
 func (a *Agent) RunTurn(ctx context.Context, t *session.Turn) (*session.TurnResult, error) {
-	ctx, _ = a.pin(ctx) // setup.go: the turn keeps the server and settings it starts with
-	defer warmUp()()    // warm.go: the process's first turn builds what its first iteration would
-	r, err := a.newRun(ctx, t)
+	ctx, r, end, err := a.startRun(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	defer r.closeScratch()
+	defer end()
 	return r.loop(ctx)
+}
+
+// startRun prepares turn t's run: the context it runs in (pinned: setup.go,
+// the turn keeps the server and settings it starts with), the run, and
+// end, to call once its loop returned. The process's first turn starts the
+// warm-up (warm.go) meanwhile, and end waits for it. RunTurn and the tests
+// that watch a run (watchedRuns, prepare_check_test.go) start it here.
+func (a *Agent) startRun(ctx context.Context, t *session.Turn) (context.Context, *run, func(), error) {
+	ctx, _ = a.pin(ctx)
+	warmed := warmUp()
+	r, err := a.newRun(ctx, t)
+	if err != nil {
+		warmed()
+		return ctx, nil, nil, err
+	}
+	return ctx, r, func() { r.closeScratch(); warmed() }, nil
 }
 
 // loop runs a prepared turn to its end.

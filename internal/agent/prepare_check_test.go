@@ -82,20 +82,19 @@ func TestPreparedAsFullRendering(t *testing.T) {
 }
 
 // watchedRuns is the agent as the session service's runner, with each
-// turn's run kept (RunTurn's steps, run by hand) so that checkingProvider
-// can look at its request builder.
+// turn's run kept (RunTurn's steps: startRun, then the loop) so that
+// checkingProvider can look at its request builder.
 type watchedRuns struct {
 	*Agent
 	current atomic.Pointer[run]
 }
 
 func (w *watchedRuns) RunTurn(ctx context.Context, t *session.Turn) (*session.TurnResult, error) {
-	ctx, _ = w.pin(ctx)
-	r, err := w.newRun(ctx, t)
+	ctx, r, end, err := w.startRun(ctx, t)
 	if err != nil {
 		return nil, err
 	}
-	defer r.closeScratch()
+	defer end()
 	w.current.Store(r)
 	defer w.current.Store(nil)
 	return r.loop(ctx)
