@@ -85,19 +85,7 @@ func TestRequestHeadAndBodyInOneWrite(t *testing.T) {
 		for k := range n {
 			body = append(body, fmt.Appendf(nil, `{"piece":%d,"pad":%q},`, k, strings.Repeat("x", k%17)))
 		}
-		// A head held back and never sent would leave the server waiting:
-		// the deadline makes that a failure, not a hang.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/api/chat", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		setBody(req, body)
-		resp, err := hc.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := postPieces(t, hc, url, body)
 		if b, _ := io.ReadAll(resp.Body); string(b) != "ok" {
 			t.Fatalf("request %d: response %q", i, b)
 		}
@@ -205,18 +193,7 @@ func TestPiecesBodyHandedToConnection(t *testing.T) {
 	hc := &http.Client{Transport: tr}
 	defer hc.CloseIdleConnections()
 	body := Pieces{[]byte(`{"a":"`), bytes.Repeat([]byte("x"), 100<<10), []byte(`"}`)}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/api/chat", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	setBody(req, body)
-	resp, err := hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	postPieces(t, hc, url, body).Body.Close()
 	all := <-whole
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
@@ -272,4 +249,23 @@ func TestTransportWrapsPlainConnectionsOnly(t *testing.T) {
 			t.Errorf("%s: connection wrapped in reqConn = %v, want %v", tc.base, wrapped, tc.want)
 		}
 	}
+}
+
+// postPieces posts body to url's /api/chat through hc. A head held back and
+// never sent would leave the server waiting: the deadline makes that a
+// failure, not a hang.
+func postPieces(t *testing.T, hc *http.Client, url string, body Pieces) *http.Response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/api/chat", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setBody(req, body)
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
