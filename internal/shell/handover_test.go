@@ -3,6 +3,7 @@ package shell
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -153,16 +154,40 @@ func TestHugeReadOnlyStateIsNotCarried(t *testing.T) {
 // TestNoHandOverNoteWhenNothingIsLeft: a session whose first commands are
 // read-only (its workspace-write bash then starts from their state, with
 // no workspace-write state to compare with) gets no note about what bash
-// sets by itself (IFS, PS4, SHELLOPTS…), nor later when nothing was left.
+// sets by itself (IFS, PS4, SHELLOPTS…, and HOME, SHELL, TERM when the
+// environment lacks them, as a CI runner's may), nor later when nothing
+// was left.
 func TestNoHandOverNoteWhenNothingIsLeft(t *testing.T) {
-	m, _, _, _ := sandboxed(t)
-	sh := m.Session("s")
-	mustRun(t, sh, "ls", readOnly)
-	if res := mustRun(t, sh, "echo hi", readWrite); len(res.Notes) != 0 {
-		t.Errorf("first workspace-write command: %s", res.Text())
-	}
-	mustRun(t, sh, "x=1", readOnly)
-	if res := mustRun(t, sh, "echo $x", readWrite); res.Output != "1" || len(res.Notes) != 0 {
-		t.Errorf("after a read-only x=1: %s", res.Text())
+	for _, tc := range []struct {
+		name string
+		env  func() []string
+	}{
+		{"HOME SHELL TERM given", func() []string {
+			return append(os.Environ(), "HOME=/nonexistent/home", "SHELL=/bin/sh", "TERM=xterm")
+		}},
+		{"HOME SHELL TERM missing", func() []string {
+			return slices.DeleteFunc(os.Environ(), func(kv string) bool {
+				name, _, _ := strings.Cut(kv, "=")
+				return name == "HOME" || name == "SHELL" || name == "TERM"
+			})
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, _, _, _ := sandboxedWith(t, func(o *ManagerOptions) { o.Env = tc.env() })
+			sh := m.Session("s")
+			mustRun(t, sh, "ls", readOnly)
+			if res := mustRun(t, sh, "echo hi", readWrite); len(res.Notes) != 0 {
+				t.Errorf("first workspace-write command: %s", res.Text())
+			}
+			mustRun(t, sh, "x=1", readOnly)
+			if res := mustRun(t, sh, "echo $x", readWrite); res.Output != "1" || len(res.Notes) != 0 {
+				t.Errorf("after a read-only x=1: %s", res.Text())
+			}
+			// A value the read-only command chose is left behind, and noted.
+			mustRun(t, sh, "export SHELL=/bin/evil", readOnly)
+			if res := mustRun(t, sh, "echo ${SHELL-unset}", readWrite); res.Output == "/bin/evil" || !hasNote(res, "(SHELL)") {
+				t.Errorf("after a read-only export SHELL=/bin/evil: %s", res.Text())
+			}
+		})
 	}
 }

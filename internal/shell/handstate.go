@@ -90,7 +90,7 @@ func (s *Shell) dataState(src, dst string) (string, error) {
 		if !deny {
 			keep = append(keep, v.name)
 		}
-		if !silent && base.vars[v.name] != canonical(v) {
+		if !silent && base.noted(v) {
 			dropped = append(dropped, v.name)
 		}
 	})
@@ -196,7 +196,7 @@ func (s *Shell) handBaseline() *handBase {
 	if s.handBase != nil {
 		return s.handBase
 	}
-	b := &handBase{vars: make(map[string]string), exported: make(map[string]bool)}
+	b := &handBase{vars: make(map[string]string), exported: make(map[string]bool), filled: make(map[string]bool)}
 	s.handBase = b
 	if s.hasWState {
 		if st, err := readStateFile(filepath.Join(s.dir, "wstate"), maxDataState); err == nil {
@@ -213,18 +213,40 @@ func (s *Shell) handBaseline() *handBase {
 	for name, val := range map[string]string{"IFS": " \t\n", "PS4": "+ ", "OPTERR": "1"} {
 		b.vars[name] = canonical(&shVar{name: name, set: true, value: val})
 	}
+	for _, name := range bashFills {
+		b.filled[name] = true
+	}
 	for _, kv := range s.m.baseEnv {
 		name, val, _ := strings.Cut(kv, "=")
 		b.vars[name] = canonical(&shVar{name: name, attrs: "x", set: true, value: val})
 		b.exported[name] = true
+		delete(b.filled, name)
 	}
 	return b
+}
+
+// bashFills are the variables bash sets by itself, unexported, when its
+// environment lacks them: HOME and SHELL from the password database, PATH
+// and TERM from defaults built into it. Without a workspace-write state
+// the baseline cannot know those values, so an unexported one a read-only
+// state holds is taken for the one the workspace-write bash set the same
+// way (noted: false).
+var bashFills = []string{"HOME", "SHELL", "PATH", "TERM"}
+
+// noted reports whether leaving v behind is worth a note: it differs from
+// what the taking bash holds already.
+func (b *handBase) noted(v *shVar) bool {
+	if b.filled[v.name] && !strings.Contains(v.attrs, "x") {
+		return false
+	}
+	return b.vars[v.name] != canonical(v)
 }
 
 // handBase is what handBaseline found.
 type handBase struct {
 	vars     map[string]string
 	exported map[string]bool // true for each name of vars with attribute x
+	filled   map[string]bool // names of bashFills the environment lacks (no wstate)
 	code     []byte
 	haveCode bool
 }

@@ -17,6 +17,12 @@ import (
 // protected folder and a folder outside the workspace to aim at.
 func sandboxed(t *testing.T) (m *Manager, ws, outside, secret string) {
 	t.Helper()
+	return sandboxedWith(t, nil)
+}
+
+// sandboxedWith is sandboxed with mod applied to the options last.
+func sandboxedWith(t *testing.T, mod func(*ManagerOptions)) (m *Manager, ws, outside, secret string) {
+	t.Helper()
 	sb := sandbox.New("")
 	if !sb.Status().Active() {
 		t.Skipf("no sandbox here (%s): needs Landlock (Linux 5.13+)", sb.Status().Reason)
@@ -35,6 +41,9 @@ func sandboxed(t *testing.T) (m *Manager, ws, outside, secret string) {
 	m, ws = newTestManager(t, func(o *ManagerOptions) {
 		o.Sandbox = sb
 		o.SandboxSpec = sandbox.Spec{DenyRead: []string{filepath.Dir(secret)}}
+		if mod != nil {
+			mod(o)
+		}
 	})
 	return m, ws, outside, secret
 }
