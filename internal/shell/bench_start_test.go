@@ -58,8 +58,23 @@ func benchFirst(b *testing.B, sb *sandbox.Sandbox, git bool) {
 // workspace-write one (echo x, then an edit), as sessions often alternate:
 // one op is the pair. Each switch used to replace the session's bash.
 // echo x leaves the state alone, so nothing is handed over.
+//
+// The read-only command is a builtin (echo x) or a program (ls, cat
+// file, as the agent's ls/cat/grep/git status are); "after-func" runs
+// the same after a workspace-write command defined a function, so the
+// session's state holds one (the read-only bash restores it too).
 func BenchmarkAlternatePolicies(b *testing.B) {
-	benchAlternate(b, "export A=1", func(int) string { return "echo x" })
+	for _, c := range []struct{ name, setup, ro string }{
+		{"echo", "export A=1", "echo x"},
+		{"ls", "export A=1", "ls"},
+		{"cat", "export A=1; echo hello > f.txt", "cat f.txt"},
+		{"echo-after-func", "f() { :; }; export A=1", "echo x"},
+		{"ls-after-func", "f() { :; }; export A=1", "ls"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			benchAlternate(b, c.setup, func(int) string { return c.ro })
+		})
+	}
 }
 
 // BenchmarkReadOnlyHandOver is a read-only command that changes the state
