@@ -82,3 +82,15 @@ func BenchmarkRequest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRoundTrip is one agent iteration's request and answer against a
+// server in another process, the reply written a line at a time as Ollama
+// does: the client's CPU alone per round trip (cpu-ns/op), its threads'
+// voluntary context switches and allocations.
+func BenchmarkRoundTrip(b *testing.B) {
+	for _, n := range []int{20, 200} {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			wiretest.BenchRoundTripProc(b, "application/x-ndjson", []byte(stepResponse), func(url string) (llm.Provider, error) { return ollama.New(url) }, n)
+		})
+	}
+}

@@ -10,7 +10,10 @@ import (
 	"github.com/olly-agent/olly/internal/llm/ollama"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	wiretest.ServeReplayIfAsked()
+	goleak.VerifyTestMain(m)
+}
 
 const model = wiretest.Model
 

@@ -84,3 +84,14 @@ func BenchmarkRequest(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRoundTrip is BenchmarkRequest against a server in another
+// process, the events written one line at a time: the client's CPU alone
+// per round trip, its context switches and allocations.
+func BenchmarkRoundTrip(b *testing.B) {
+	for _, n := range []int{20, 200} {
+		b.Run(fmt.Sprintf("messages=%d", n), func(b *testing.B) {
+			wiretest.BenchRoundTripProc(b, "text/event-stream", []byte(stepEvents), func(url string) (llm.Provider, error) { return openai.New(url) }, n)
+		})
+	}
+}

@@ -78,7 +78,7 @@ func complete(req []byte) bool {
 // joined).
 func TestRequestHeadAndBodyInOneWrite(t *testing.T) {
 	url, first, whole := rawServer(t)
-	hc := &http.Client{Transport: transport(time.Second, true)}
+	hc := &http.Client{Transport: netTransport(&net.Dialer{Timeout: time.Second}, true)}
 	defer hc.CloseIdleConnections()
 	for i, n := range []int{1, 40, 400} {
 		var body Pieces
@@ -108,7 +108,7 @@ func TestRequestHeadAndBodyInOneWrite(t *testing.T) {
 // transport writes it.
 func TestRequestWithoutBodyNotHeld(t *testing.T) {
 	url, first, whole := rawServer(t)
-	hc := &http.Client{Transport: transport(time.Second, true)}
+	hc := &http.Client{Transport: netTransport(&net.Dialer{Timeout: time.Second}, true)}
 	defer hc.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -212,7 +212,9 @@ func TestPiecesBodyHandedToConnection(t *testing.T) {
 
 // TestTransportWrapsPlainConnectionsOnly: a plain http:// base URL's
 // connections are reqConns; an https:// one's are left as dialled (the
-// transport writes TLS records to them, never a head for reqConn to hold).
+// transport writes TLS records to them, never a head for reqConn to hold);
+// a plain base URL's requests go direct, and what the direct transport does
+// not take goes to that net/http transport.
 func TestTransportWrapsPlainConnectionsOnly(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -238,7 +240,16 @@ func TestTransportWrapsPlainConnectionsOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr := c.Settings.HTTP.Transport.(*http.Transport)
+		var tr *http.Transport
+		switch rt := c.Settings.HTTP.Transport.(type) {
+		case *directTransport:
+			if !tc.want {
+				t.Fatalf("%s: the direct transport is used", tc.base)
+			}
+			tr = rt.fallback.(*http.Transport)
+		case *http.Transport:
+			tr = rt
+		}
 		conn, err := tr.DialContext(context.Background(), "tcp", ln.Addr().String())
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -59,19 +60,40 @@ func NewClient[O ~func(*Settings)](baseURL string, spec Spec, opts []O) (Client,
 		o(&set)
 	}
 	if set.HTTP == nil {
-		set.HTTP = &http.Client{Transport: transport(set.Timeouts.Connect, strings.HasPrefix(root, "http://"))}
+		set.HTTP = &http.Client{Transport: transport(root, set.Timeouts.Connect)}
 	}
 	return Client{BaseURL: root, Dialect: spec.Dialect, Settings: set, ParseError: spec.ParseError, noDrain: new(atomic.Bool)}, nil
 }
 
-// transport is the default transport with a bound on connecting, whose
-// connections send a request in one write (reqConn) when plain: for a
-// plain http:// base URL. Over TLS the transport writes to a tls.Conn,
-// which writes its own records to the connection: there is no head and
-// body for reqConn to join, so the connection is left as dialled.
-func transport(connect time.Duration, plain bool) http.RoundTripper {
-	t := http.DefaultTransport.(*http.Transport).Clone()
+// transport is the default transport for root, with a bound on
+// connecting: for a plain http:// base URL without a proxy the direct
+// transport (direct.go), which gives what it does not take to net/http's
+// (netTransport); else net/http's.
+func transport(root string, connect time.Duration) http.RoundTripper {
+	plain := strings.HasPrefix(root, "http://")
 	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
+	t := netTransport(d, plain)
+	if !plain || os.Getenv(directEnv) == "0" {
+		return t
+	}
+	if dt := newDirect(root, d.DialContext, t); dt != nil {
+		return dt
+	}
+	return t
+}
+
+// directEnv set to 0 turns the direct transport off: every request then
+// goes through net/http's (for comparing the two, or should a server need
+// what only net/http does).
+const directEnv = "OLLY_HTTP_DIRECT"
+
+// netTransport is net/http's default transport dialling with d, whose
+// connections send a request in one write (reqConn) when plain. Over TLS
+// the transport writes to a tls.Conn, which writes its own records to the
+// connection: there is no head and body for reqConn to join, so the
+// connection is left as dialled.
+func netTransport(d *net.Dialer, plain bool) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
 		if err != nil || !plain {
