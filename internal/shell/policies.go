@@ -125,11 +125,27 @@ func (s *Shell) checkpoint(p *bashProc) bool {
 	case slot < 0:
 		return true // never saved: it holds what it restored from the state file
 	}
+	p.mu.Lock()
+	save := keptSave{p, p.savedTok}
+	p.mu.Unlock()
+	if save == s.kept {
+		// The state file holds this very save already (p went idle after
+		// it before, and ran only commands that skipped the save since).
+		return true
+	}
 	if copyState(filepath.Join(p.dir, stateFile(slot)), filepath.Join(s.dir, "state")) != nil {
 		return false
 	}
 	s.tookState(p.spec.Policy)
+	s.kept = save
 	return true
+}
+
+// keptSave names one save of one bash: the token of the command after
+// which it saved (unique to that command).
+type keptSave struct {
+	p   *bashProc
+	tok string
 }
 
 // syncInto copies the session's newest state into p's folder when p,

@@ -138,3 +138,37 @@ func processAlive(pid int) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	return err == nil && !strings.Contains(string(b), ") Z ")
 }
+
+// TestIdleAgainWithoutSaveKeepsStateFile: a bash that goes idle copies
+// its last save into the session's state file; going idle again after
+// only commands that skipped the save copies nothing (the file holds that
+// save already), and after a new save copies it: the other bash takes it.
+func TestIdleAgainWithoutSaveKeepsStateFile(t *testing.T) {
+	m, _, _, _ := sandboxed(t)
+	sh := m.Session("s")
+	state := func() uint64 {
+		t.Helper()
+		fi, err := os.Stat(sh.dir + "/state")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi.Sys().(*syscall.Stat_t).Ino
+	}
+	mustRun(t, sh, "export A=1", readWrite)
+	mustRun(t, sh, "echo x", readOnly)
+	first := state()
+	for range 2 {
+		mustRun(t, sh, "echo y >> f.txt", readWrite)
+		mustRun(t, sh, "ls", readOnly)
+	}
+	if state() != first {
+		t.Error("the state file was copied again though no command saved")
+	}
+	mustRun(t, sh, "export A=2", readWrite)
+	if res := mustRun(t, sh, `echo "a=$A"`, readOnly); res.Output != "a=2" {
+		t.Errorf("the read-only bash after a new save: %s", res.Text())
+	}
+	if state() == first {
+		t.Error("a new save was not copied into the state file")
+	}
+}

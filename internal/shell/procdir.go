@@ -97,6 +97,7 @@ func (s *Shell) keepState(p *bashProc, slot int) {
 	if slot < 0 {
 		return
 	}
+	s.kept = keptSave{} // state is rewritten, or may be half written
 	if err := copyState(filepath.Join(p.dir, "state"+strconv.Itoa(slot)), filepath.Join(s.dir, "state")); err != nil {
 		return
 	}

@@ -80,6 +80,10 @@ type Shell struct {
 	// handBase is what a hand-over from a read-only bash compares with,
 	// from wstate (handBaseline).
 	handBase *handBase
+	// kept is the save STATE_DIR/state holds when checkpoint copied it
+	// there (zero when anything else wrote it): a bash that goes idle
+	// again without a newer save is not copied again (checkpoint).
+	kept keptSave
 	// saved: a command the session ran was followed by a save (the first
 	// always is; then commands that cannot change the state skip it).
 	saved bool
