@@ -62,17 +62,33 @@ func benchFirst(b *testing.B, sb *sandbox.Sandbox, git bool) {
 // The read-only command is a builtin (echo x) or a program (ls, cat
 // file, as the agent's ls/cat/grep/git status are); "after-func" runs
 // the same after a workspace-write command defined a function, so the
-// session's state holds one (the read-only bash restores it too).
+// session's state holds one (the read-only bash restores it too);
+// "echo-caches" has olly's nine default build caches (most of them
+// missing) in the sandbox's writable list, as the app's template has.
 func BenchmarkAlternatePolicies(b *testing.B) {
-	for _, c := range []struct{ name, setup, ro string }{
-		{"echo", "export A=1", "echo x"},
-		{"ls", "export A=1", "ls"},
-		{"cat", "export A=1; echo hello > f.txt", "cat f.txt"},
-		{"echo-after-func", "f() { :; }; export A=1", "echo x"},
-		{"ls-after-func", "f() { :; }; export A=1", "ls"},
+	for _, c := range []struct {
+		name, setup, ro string
+		caches          bool
+	}{
+		{"echo", "export A=1", "echo x", false},
+		{"ls", "export A=1", "ls", false},
+		{"cat", "export A=1; echo hello > f.txt", "cat f.txt", false},
+		{"echo-after-func", "f() { :; }; export A=1", "echo x", false},
+		{"ls-after-func", "f() { :; }; export A=1", "ls", false},
+		{"echo-caches", "export A=1", "echo x", true},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			benchAlternate(b, c.setup, func(int) string { return c.ro })
+			var spec sandbox.Spec
+			if c.caches {
+				home := b.TempDir()
+				for _, d := range []string{".cache", "go/pkg/mod", ".npm", ".cargo/registry", ".cargo/git", ".m2/repository", ".gradle/caches", ".pnpm-store", ".yarn/berry/cache"} {
+					spec.Writable = append(spec.Writable, filepath.Join(home, d))
+				}
+				if err := os.MkdirAll(spec.Writable[0], 0o755); err != nil {
+					b.Fatal(err)
+				}
+			}
+			benchAlternateSpec(b, spec, c.setup, func(int) string { return c.ro })
 		})
 	}
 }
@@ -87,11 +103,16 @@ func BenchmarkReadOnlyHandOver(b *testing.B) {
 // benchAlternate runs setup in the workspace-write bash, then per op the
 // read-only command ro(i) and a workspace-write edit.
 func benchAlternate(b *testing.B, setup string, ro func(i int) string) {
+	benchAlternateSpec(b, sandbox.Spec{}, setup, ro)
+}
+
+// benchAlternateSpec is benchAlternate with spec as the sandbox template.
+func benchAlternateSpec(b *testing.B, spec sandbox.Spec, setup string, ro func(i int) string) {
 	sb := sandbox.New("")
 	if !sb.Status().Active() {
 		b.Skip(sb.Status().Reason)
 	}
-	m, err := NewManager(ManagerOptions{Roots: []string{b.TempDir()}, ArtifactDir: b.TempDir(), Sandbox: sb})
+	m, err := NewManager(ManagerOptions{Roots: []string{b.TempDir()}, ArtifactDir: b.TempDir(), Sandbox: sb, SandboxSpec: spec})
 	if err != nil {
 		b.Fatal(err)
 	}

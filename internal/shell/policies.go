@@ -90,7 +90,10 @@ func (p *pinning) spec() (sandbox.Spec, bool) {
 // directory) changes its stamp. Any other bash is compared with the
 // request pinned now, as a new bash would get it.
 func fits(p *bashProc, pin *pinning) bool {
-	if p.dead() || p.nestedStale {
+	if p.dead() || p.nestedStale || p.spec.Policy != pin.want.Policy {
+		// (A bash of the other policy never fits: no need to pin the
+		// request, an lstat per path component, to find that out at every
+		// switch between the read-only and the workspace-write bash.)
 		return false
 	}
 	// (The read-only bash may write only its own folders: a place of the
