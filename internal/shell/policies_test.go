@@ -172,3 +172,20 @@ func TestIdleAgainWithoutSaveKeepsStateFile(t *testing.T) {
 		t.Error("a new save was not copied into the state file")
 	}
 }
+
+// TestOtherPolicyFitsWithoutPinning: at a switch, the bash of the other
+// policy is found unfit without pinning the request (an lstat per path
+// component of every writable place); the same policy's bash started for
+// another request is still compared with the request pinned.
+func TestOtherPolicyFitsWithoutPinning(t *testing.T) {
+	want := sandbox.Spec{Policy: sandbox.WorkspaceWrite, Writable: []string{t.TempDir()}}
+	other := &bashProc{spec: sandbox.Spec{Policy: sandbox.ReadOnly}, want: sandbox.Spec{Policy: sandbox.ReadOnly}, exited: make(chan struct{})}
+	pin := &pinning{want: want}
+	if fits(other, pin) || pin.pinned != nil {
+		t.Errorf("the read-only bash: fits %v, pinned %v", fits(other, pin), pin.pinned != nil)
+	}
+	same := &bashProc{spec: sandbox.Spec{Policy: sandbox.WorkspaceWrite}, want: sandbox.Spec{Policy: sandbox.WorkspaceWrite}, exited: make(chan struct{})}
+	if fits(same, pin) || pin.pinned == nil {
+		t.Errorf("a workspace-write bash of another request: fits %v, pinned %v", fits(same, pin), pin.pinned != nil)
+	}
+}
