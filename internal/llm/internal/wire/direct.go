@@ -93,7 +93,7 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if !ok {
 		return t.fallback.RoundTrip(req)
 	}
-	head, ok := appendHead(nil, req, body.Len())
+	head, ok := appendHead(make([]byte, 0, headSize(req)), req, body.Len())
 	if !ok {
 		return t.fallback.RoundTrip(req)
 	}
@@ -238,7 +238,8 @@ func appendHead(b []byte, req *http.Request, n int) ([]byte, bool) {
 			}
 		}
 	}
-	keys := make([]string, 0, len(req.Header))
+	var kbuf [16]string
+	keys := kbuf[:0]
 	for k := range req.Header {
 		keys = append(keys, k)
 	}
@@ -255,6 +256,18 @@ func appendHead(b []byte, req *http.Request, n int) ([]byte, bool) {
 		}
 	}
 	return append(b, "\r\n\r\n"...), true
+}
+
+// headSize is about what appendHead writes for req, so that it grows the
+// head once at most.
+func headSize(req *http.Request) int {
+	n := len(req.Method) + len(req.URL.Path) + len(req.URL.RawQuery) + len(req.URL.Host) + 96
+	for k, vs := range req.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	return n
 }
 
 // dconn is one connection of a directTransport.

@@ -164,7 +164,6 @@ func TestDirectReadsAsNetHTTP(t *testing.T) {
 // and the liveness peek lets a connection the server closed be replaced
 // without a failed request.
 func TestDirectKeepsOneConnection(t *testing.T) {
-	var closeNext atomic.Bool
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
 		fmt.Fprint(w, "ok")
@@ -184,7 +183,6 @@ func TestDirectKeepsOneConnection(t *testing.T) {
 	// The server closes its idle connections (as llama.cpp's does after
 	// its keep-alive timeout): the next POST must go on a new one.
 	srv.Config.SetKeepAlivesEnabled(false)
-	closeNext.Store(true)
 	time.Sleep(50 * time.Millisecond)
 	srv.Config.SetKeepAlivesEnabled(true)
 	if got := exchange(t, hc, "POST", srv.URL+"/api/chat"); !strings.HasSuffix(got, "\nok") {
