@@ -167,6 +167,9 @@ func New(ctx context.Context, opts Options) (*App, error) {
 // approval manager with the session's policy, the session's shell, and the
 // settings that limit them.
 func (a *App) toolEnv(ctx context.Context, t *session.Turn) (tools.Env, error) {
+	// The turn is about to append its steps: the committer prepares their
+	// statements while it waits for the model (store warm.go).
+	a.Store.Warm()
 	sess, err := a.Store.Session(ctx, t.SessionID)
 	if err != nil {
 		return tools.Env{}, fmt.Errorf("read session %s: %w", t.SessionID, err)

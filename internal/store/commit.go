@@ -24,6 +24,7 @@ func (s *Store) commitLoop() {
 	// a search asks (ftsindex.go).
 	var (
 		pending int
+		warming bool // Warm asked, statements left to prepare
 		timer   = newIdleTimer()
 		delay   = newIdleTimer() // the commit delay of queued AppendAsync events
 	)
@@ -79,6 +80,11 @@ func (s *Store) commitLoop() {
 			_ = index() // an error here surfaces at the next search
 		case req := <-s.ftsCh:
 			req.done <- index()
+		case <-s.warmCh:
+			warming = true
+		}
+		if warming {
+			warming = s.warmStatements() // until an append is queued (warm.go)
 		}
 	}
 }

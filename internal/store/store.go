@@ -95,9 +95,10 @@ type Store struct {
 	cpWake    chan struct{} // commits to checkpoint (buffered 1, coalesced)
 	// checkpoints counts background checkpoints run (for tests).
 	checkpoints atomic.Int64
-	walBytes    atomic.Int64 // estimated WAL growth since the last wake of the checkpointer
-	cpBytes     int64        // the growth that wakes it (defaultCheckpointBytes; tests lower it)
-	ftsCh       chan *ftsReq // search asks the committer to index pending text
+	walBytes    atomic.Int64  // estimated WAL growth since the last wake of the checkpointer
+	cpBytes     int64         // the growth that wakes it (defaultCheckpointBytes; tests lower it)
+	ftsCh       chan *ftsReq  // search asks the committer to index pending text
+	warmCh      chan struct{} // Warm asks the committer to prepare its statements (warm.go; buffered 1)
 	quit        chan struct{}
 	wg          sync.WaitGroup
 	once        sync.Once
@@ -146,6 +147,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		known:      map[string]knownHead{},
 		headTrust:  headTrust,
 		ftsCh:      make(chan *ftsReq),
+		warmCh:     make(chan struct{}, 1),
 		quit:       make(chan struct{}),
 		watchers:   map[chan struct{}]struct{}{},
 	}
