@@ -111,6 +111,10 @@ func (a *App) prestartShell(sh *shell.Shell, policy approval.Policy, ws *workspa
 // command that changes something could run (prestartShell). Errors are
 // left to the first command, which meets them again.
 func (a *App) PrestartShell(sess *store.Session) {
+	// Whatever the mode, the session's turns append events: the store's
+	// committer prepares their statements now, while start-up has it idle
+	// (store warm.go; toolEnv asks again, a no-op once they are prepared).
+	a.Store.Warm()
 	if sess == nil || (sess.Mode != "" && event.Mode(sess.Mode) != event.ModeAgent) {
 		return
 	}

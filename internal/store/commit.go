@@ -83,8 +83,10 @@ func (s *Store) commitLoop() {
 		case <-s.warmCh:
 			warming = true
 		}
-		if warming {
-			warming = s.warmStatements() // until an append is queued (warm.go)
+		if warming { // until something queued must be committed (warm.go)
+			warming = s.warmStatements(func() bool {
+				return delay.due() || (s.queued() && (!delay.armed || !s.mayWait()))
+			})
 		}
 	}
 }
@@ -108,6 +110,7 @@ func (s *Store) mayWait() bool {
 type idleTimer struct {
 	*time.Timer
 	armed bool
+	at    time.Time // when it fires, if armed
 }
 
 func newIdleTimer() *idleTimer {
@@ -120,8 +123,14 @@ func newIdleTimer() *idleTimer {
 func (t *idleTimer) arm(d time.Duration) {
 	if !t.armed {
 		t.Reset(d)
-		t.armed = true
+		t.armed, t.at = true, time.Now().Add(d)
 	}
+}
+
+// due reports whether it is armed and its time has come (its channel
+// may not have been read yet).
+func (t *idleTimer) due() bool {
+	return t.armed && !time.Now().Before(t.at)
 }
 
 // disarm stops it.

@@ -17,8 +17,8 @@ import (
 // statements it has not prepared yet: begin, commit and the head read,
 // and the INSERT of every batch size up to maxExactRows. It returns at
 // once; calling it again is cheap. Nothing is written: the database, its
-// files and what readers see are unchanged, and an append queued
-// meanwhile waits for at most the one statement being prepared.
+// files and what readers see are unchanged, and a commit due meanwhile
+// waits for at most the one statement being prepared.
 func (s *Store) Warm() {
 	select {
 	case s.warmCh <- struct{}{}:
@@ -27,17 +27,21 @@ func (s *Store) Warm() {
 }
 
 // warmStatements prepares the append statements not prepared yet, one at
-// a time, on the committer's goroutine. It stops when an append is
-// queued or the store is closing, and reports whether some are left (the
-// committer calls it again once idle). Between statements it yields, so
-// that a goroutine made runnable meanwhile — with one P, the agent whose
-// model reply arrived — does not wait for more than one statement. A
-// failure is left to the append that needs the statement, which prepares
-// it again and reports the error.
-func (s *Store) warmStatements() (more bool) {
+// a time, on the committer's goroutine. Before each it asks busy, which
+// is true when something queued must be committed now (an Append or a
+// Flush waits, AppendAsync events were queued since the commit delay was
+// last armed, or that delay is over: events waiting out the delay do not
+// stop it), and stops there, as when the store
+// is closing; it reports whether some are left (the committer calls it
+// again after the commit). Between statements it yields, so that a
+// goroutine made runnable meanwhile — with one P, the agent whose model
+// reply arrived — does not wait for more than one statement. A failure is
+// left to the append that needs the statement, which prepares it again
+// and reports the error.
+func (s *Store) warmStatements(busy func() bool) (more bool) {
 	ctx := context.Background()
 	for k := 1; k <= maxExactRows; k++ {
-		if s.closed() || s.queued() {
+		if s.closed() || busy() {
 			return true
 		}
 		done := false

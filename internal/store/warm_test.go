@@ -165,3 +165,22 @@ func BenchmarkWarm(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// Events waiting out the commit delay do not stop the warm-up, and it
+// does not hold them: they are committed together once the delay is over
+// (one commit), and every statement gets prepared.
+func TestWarmDuringCommitDelay(t *testing.T) {
+	s := openTest(t, Options{CommitDelay: 200 * time.Millisecond})
+	newSession(t, s, "a")
+	c0 := s.commits.Load()
+	acks := queueAsync(t, s, "a", 5)
+	s.Warm()
+	waitAcks(t, acks, 5, 30*time.Second)
+	if got := s.commits.Load() - c0; got != 1 {
+		t.Errorf("5 events queued at once took %d commits with Warm, want 1", got)
+	}
+	waitPrepared(t, s)
+	if _, errs := appendStep(t, s, "a", 12); errs[11] != nil {
+		t.Fatal(errs[11])
+	}
+}
