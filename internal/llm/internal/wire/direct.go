@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/textproto"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/net/http/httpguts"
 )
@@ -46,6 +48,11 @@ type directTransport struct {
 	dial     func(ctx context.Context, network, addr string) (net.Conn, error)
 	fallback http.RoundTripper
 
+	// idleTimeout is how long a connection may stay idle and still be
+	// used (net/http's IdleConnTimeout); now is the clock (tests set it).
+	idleTimeout time.Duration
+	now         func() time.Time
+
 	mu   sync.Mutex
 	idle []*dconn // most recently used last
 }
@@ -59,15 +66,25 @@ const maxIdleDirect = 2
 // forever is an error, not a hang (net/http's default is 10 MB).
 const maxResponseHead = 1 << 20
 
-// max1xx is how many informational responses one request may get.
-const max1xx = 10
+// max1xx is how many informational responses one request may get
+// (net/http's max1xxResponses).
+const max1xx = 5
+
+// idleTimeoutDirect is how long a kept connection may stay idle before it
+// is closed instead of used (net/http's DefaultTransport IdleConnTimeout):
+// a connection dropped silently (a laptop's sleep, a Wi-Fi or VPN change,
+// a NAT's expiry) still looks open to the peek and would take a request
+// that then waits for an answer until the response timeout.
+const idleTimeoutDirect = 90 * time.Second
 
 // newDirect builds the transport for base, a plain http:// URL, or nil
 // when base is unusual (fallback's proxy applies to it, it names no
-// host): fallback is then the transport to use.
+// host, its host has an IPv6 zone or non-ASCII characters, which
+// net/http's transport cleans: drops the zone from the Host field,
+// punycodes a name): fallback is then the transport to use.
 func newDirect(base string, dial func(ctx context.Context, network, addr string) (net.Conn, error), fallback *http.Transport) *directTransport {
 	u, err := url.Parse(base)
-	if err != nil || u.Scheme != "http" || u.Host == "" || u.User != nil {
+	if err != nil || u.Scheme != "http" || u.Host == "" || u.User != nil || !plainHost(u.Host) {
 		return nil
 	}
 	if fallback.Proxy != nil {
@@ -75,7 +92,18 @@ func newDirect(base string, dial func(ctx context.Context, network, addr string)
 			return nil
 		}
 	}
-	return &directTransport{host: hostPort(u), dial: dial, fallback: fallback}
+	return &directTransport{host: hostPort(u), dial: dial, fallback: fallback, idleTimeout: idleTimeoutDirect, now: time.Now}
+}
+
+// plainHost reports whether host is written on the wire as it is in the
+// URL: ASCII, without an IPv6 zone ('%').
+func plainHost(host string) bool {
+	for i := range len(host) {
+		if host[i] == '%' || host[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // hostPort is u's host with the port net/http would connect to.
@@ -138,7 +166,8 @@ func (t *directTransport) takes(req *http.Request) (Pieces, bool) {
 	return nil, false
 }
 
-// conn returns an idle connection that is still open, or a new one.
+// conn returns an idle connection that is still open and was not idle
+// too long, or a new one.
 func (t *directTransport) conn(ctx context.Context) (*dconn, error) {
 	for {
 		t.mu.Lock()
@@ -151,7 +180,7 @@ func (t *directTransport) conn(ctx context.Context) (*dconn, error) {
 		t.idle[n-1] = nil
 		t.idle = t.idle[:n-1]
 		t.mu.Unlock()
-		if peerStillOpen(c.Conn) {
+		if t.now().Sub(c.idleAt) <= t.idleTimeout && peerStillOpen(c.Conn) {
 			c.reused = true
 			return c, nil
 		}
@@ -164,13 +193,14 @@ func (t *directTransport) conn(ctx context.Context) (*dconn, error) {
 		}
 		return nil, err
 	}
-	c := &dconn{Conn: nc, t: t}
+	c := &dconn{Conn: nc, t: t, limit: math.MaxInt64}
 	c.br = bufio.NewReaderSize(c, 4<<10)
 	return c, nil
 }
 
 // put keeps c for the next request, or closes it when enough are kept.
 func (t *directTransport) put(c *dconn) {
+	c.idleAt = t.now()
 	t.mu.Lock()
 	if len(t.idle) < maxIdleDirect {
 		t.idle = append(t.idle, c)
@@ -276,27 +306,29 @@ type dconn struct {
 	t      *directTransport
 	br     *bufio.Reader
 	reused bool
-	read   int64 // bytes read from the connection in this exchange
-	limit  int64 // > 0: what a response head may still read
+	idleAt time.Time // when it was last kept (put)
+	read   int64     // bytes read from the connection in this exchange
+	limit  int64     // what may still be read: a response head's rest, else math.MaxInt64
 	iov    net.Buffers
 }
 
 var errHeadTooLong = errors.New("the server's response head is longer than " + strconv.Itoa(maxResponseHead>>20) + " MiB")
 
-// Read reads from the connection, counting, and within the head's limit
-// while one is set.
+// Read reads from the connection, counting, within the limit (as
+// net/http's persistConn.Read): once it is used up every Read fails with
+// errHeadTooLong and returns no data, so an error a reader drops (bufio's
+// ReadLine does when it has a line to return, textproto's skipSpace
+// consumes one) is returned again by the next Read.
 func (c *dconn) Read(p []byte) (int, error) {
-	if c.limit > 0 && int64(len(p)) > c.limit {
+	if c.limit <= 0 {
+		return 0, errHeadTooLong
+	}
+	if int64(len(p)) > c.limit {
 		p = p[:c.limit]
 	}
 	n, err := c.Conn.Read(p)
 	c.read += int64(n)
-	if c.limit > 0 {
-		c.limit -= int64(n)
-		if c.limit == 0 && err == nil {
-			err = errHeadTooLong
-		}
-	}
+	c.limit -= int64(n)
 	return n, err
 }
 
@@ -343,10 +375,14 @@ func (c *dconn) exchange(ctx context.Context, req *http.Request, head []byte, bo
 // than 101, which (as any protocol switch) this transport does not do.
 func (c *dconn) readHead(req *http.Request) (*http.Response, error) {
 	c.limit = maxResponseHead
-	defer func() { c.limit = 0 }()
+	defer func() { c.limit = math.MaxInt64 }()
 	for range max1xx + 1 {
 		resp, err := http.ReadResponse(c.br, req)
 		if err != nil {
+			if c.limit <= 0 {
+				// The parser's error may quote the long line read so far.
+				return nil, errHeadTooLong
+			}
 			return nil, err
 		}
 		switch {

@@ -55,7 +55,7 @@ func fuzzGet(rt http.RoundTripper) (string, bool) {
 // FuzzDirectResponse: whatever a server answers, the direct transport
 // neither panics nor hangs, and a response that net/http's transport reads
 // reads the same: status, framing, header fields, body and trailer (the
-// direct transport refuses a 101 and more than 10 informational
+// direct transport refuses a 101 and more than 5 informational
 // responses, which net/http passes on or reads).
 func FuzzDirectResponse(f *testing.F) {
 	for _, s := range []string{
