@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -45,6 +46,7 @@ import (
 // of the response arrived, and a cancelled context closes the connection.
 type directTransport struct {
 	host     string // the base URL's host:port
+	urlHost  string // the base URL's host as written (u.Host)
 	dial     func(ctx context.Context, network, addr string) (net.Conn, error)
 	fallback http.RoundTripper
 
@@ -92,7 +94,7 @@ func newDirect(base string, dial func(ctx context.Context, network, addr string)
 			return nil
 		}
 	}
-	return &directTransport{host: hostPort(u), dial: dial, fallback: fallback, idleTimeout: idleTimeoutDirect, now: time.Now}
+	return &directTransport{host: hostPort(u), urlHost: u.Host, dial: dial, fallback: fallback, idleTimeout: idleTimeoutDirect, now: time.Now}
 }
 
 // plainHost reports whether host is written on the wire as it is in the
@@ -146,7 +148,7 @@ func (t *directTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // takes reports whether req goes direct, with its body's pieces.
 func (t *directTransport) takes(req *http.Request) (Pieces, bool) {
-	if req.URL == nil || req.URL.Scheme != "http" || hostPort(req.URL) != t.host || req.URL.User != nil ||
+	if req.URL == nil || req.URL.Scheme != "http" || (req.URL.Host != t.urlHost && hostPort(req.URL) != t.host) || req.URL.User != nil ||
 		(req.Host != "" && req.Host != req.URL.Host) || len(req.Trailer) > 0 || req.Close ||
 		req.Header.Get("Expect") != "" || req.Header.Get("Upgrade") != "" || len(req.TransferEncoding) > 0 {
 		return nil, false
@@ -180,7 +182,7 @@ func (t *directTransport) conn(ctx context.Context) (*dconn, error) {
 		t.idle[n-1] = nil
 		t.idle = t.idle[:n-1]
 		t.mu.Unlock()
-		if t.now().Sub(c.idleAt) <= t.idleTimeout && peerStillOpen(c.Conn) {
+		if t.now().Sub(c.idleAt) <= t.idleTimeout && peerStillOpen(c.raw) {
 			c.reused = true
 			return c, nil
 		}
@@ -193,7 +195,7 @@ func (t *directTransport) conn(ctx context.Context) (*dconn, error) {
 		}
 		return nil, err
 	}
-	c := &dconn{Conn: nc, t: t, limit: math.MaxInt64}
+	c := &dconn{Conn: nc, t: t, limit: math.MaxInt64, raw: rawConn(nc)}
 	c.br = bufio.NewReaderSize(c, 4<<10)
 	return c, nil
 }
@@ -306,9 +308,10 @@ type dconn struct {
 	t      *directTransport
 	br     *bufio.Reader
 	reused bool
-	idleAt time.Time // when it was last kept (put)
-	read   int64     // bytes read from the connection in this exchange
-	limit  int64     // what may still be read: a response head's rest, else math.MaxInt64
+	idleAt time.Time       // when it was last kept (put)
+	raw    syscall.RawConn // for the liveness peek; nil: none
+	read   int64           // bytes read from the connection in this exchange
+	limit  int64           // what may still be read: a response head's rest, else math.MaxInt64
 	iov    net.Buffers
 }
 
