@@ -134,10 +134,18 @@ func (t target) addDescendants(procs []procInfo, set map[int]uint64) {
 // through the group only. bash runs its EXIT trap (which saves the
 // session's state) on the first SIGTERM, but a second one arriving before
 // the trap has set TERM to ignored would end bash half-way through the save.
+//
+// The session's bash (t.withShell) is spared the first SIGKILL rounds:
+// what else is left is killed after grace, and bash gets up to
+// shellSaveBound more to finish its EXIT trap. The save takes milliseconds,
+// but on a loaded machine a bash starved of CPU needed more than grace
+// (250 ms), and the SIGKILL then lost the command's cd and variables
+// (TestTimedOutCommandKeepsCd and TestTwoBashesTimeout failed at load 17–90).
 func killTree(t target, grace time.Duration) int {
 	signalled := make(map[int]bool)
-	send := func(sig syscall.Signal) int {
+	send := func(sig syscall.Signal, spare int) int {
 		m := t.members()
+		delete(m, spare)
 		for pid, start := range m {
 			// Re-check the start time just before signalling: the pid must
 			// still be the process we listed.
@@ -158,7 +166,7 @@ func killTree(t target, grace time.Duration) int {
 		}
 		return len(m)
 	}
-	if send(syscall.SIGTERM) == 0 && procListing {
+	if send(syscall.SIGTERM, 0) == 0 && procListing {
 		return 0
 	}
 	if t.leader > 0 {
@@ -173,11 +181,32 @@ func killTree(t target, grace time.Duration) int {
 			return len(signalled)
 		}
 	}
+	if t.withShell && t.shell > 0 && procListing {
+		killRounds(func() int { return send(syscall.SIGKILL, t.shell) })
+		for deadline := time.Now().Add(shellSaveBound); time.Now().Before(deadline); {
+			if _, alive := t.members()[t.shell]; !alive {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	killRounds(func() int { return send(syscall.SIGKILL, 0) })
+	return len(signalled)
+}
+
+// shellSaveBound is how long the session's bash may take, after the
+// command's other processes are killed, to finish the EXIT trap that saves
+// its state. It bounds a hang (a command's own EXIT trap that never ends),
+// not a speed: the save takes milliseconds when bash gets the CPU.
+const shellSaveBound = 5 * time.Second
+
+// killRounds sends SIGKILL (send) until no process is left, 20 rounds at
+// most.
+func killRounds(send func() int) {
 	for range 20 {
-		if send(syscall.SIGKILL) == 0 {
+		if send() == 0 {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	return len(signalled)
 }

@@ -95,19 +95,29 @@ func TestTwoBashesOneKilled(t *testing.T) {
 
 // TestTwoBashesTimeout: a command that times out in one bash ends that
 // bash only; its cd and variables (saved as it was stopped) reach the
-// other, which keeps running.
+// other, which keeps running. The command prints a marker once it has made
+// its changes; if a loaded machine had not got that far before the
+// timeout (bash limited to 1% of a CPU did not), the test runs again with
+// a longer one, as TestTimedOutCommandKeepsCd does.
 func TestTwoBashesTimeout(t *testing.T) {
-	m, _, _, _ := sandboxed(t)
-	sh := m.Session("s")
-	rw := pidOf(t, sh, readWrite)
-	res := mustRun(t, sh, "cd sub; export T=1; sleep 30", RunOptions{Policy: sandbox.ReadOnly, Timeout: 300 * time.Millisecond})
-	if !res.TimedOut {
-		t.Fatalf("%s", res.Text())
+	for _, timeout := range []time.Duration{300 * time.Millisecond, 3 * time.Second, 15 * time.Second} {
+		m, _, _, _ := sandboxed(t)
+		sh := m.Session("s")
+		rw := pidOf(t, sh, readWrite)
+		res := mustRun(t, sh, "cd sub; export T=1; echo changed; sleep 30", RunOptions{Policy: sandbox.ReadOnly, Timeout: timeout})
+		if !res.TimedOut {
+			t.Fatalf("%s", res.Text())
+		}
+		if !strings.Contains(res.Output, "changed") {
+			continue // timed out before the command made its changes
+		}
+		res = mustRun(t, sh, `echo "$$ $T ${PWD##*/}"`, readWrite)
+		if want := strconv.Itoa(rw) + " 1 sub"; res.Output != want {
+			t.Errorf("workspace-write bash after the timeout: %q, want %q", res.Output, want)
+		}
+		return
 	}
-	res = mustRun(t, sh, `echo "$$ $T ${PWD##*/}"`, readWrite)
-	if want := strconv.Itoa(rw) + " 1 sub"; res.Output != want {
-		t.Errorf("workspace-write bash after the timeout: %q, want %q", res.Output, want)
-	}
+	t.Fatal("the command never reached its marker, even with a 15 s timeout")
 }
 
 // TestUnsandboxedRunStaysAlone: an unsandboxed command ends both sandboxed

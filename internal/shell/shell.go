@@ -168,7 +168,8 @@ func (s *Shell) unlock() { <-s.sem }
 // writable, the shell closed, ctx done before the command started.
 //
 // Cancelling ctx stops the command and everything it started, as a timeout
-// does, and Run returns within about KillGrace.
+// does, and Run returns within about KillGrace (up to shellSaveBound more
+// while bash, starved of CPU, finishes saving its state).
 func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Result, error) {
 	if err := s.lock(ctx); err != nil {
 		return nil, err
