@@ -179,6 +179,10 @@ func TestWholeFileOnly(t *testing.T) {
 	if err := os.WriteFile(e.abs("img.bin"), []byte{0x89, 'P', 'N', 'G', 0, 1}, 0o640); err != nil {
 		t.Fatal(err)
 	}
+	// The mode undo must restore, whatever the umask (077 made it 0600).
+	if err := os.Chmod(e.abs("img.bin"), 0o640); err != nil {
+		t.Fatal(err)
+	}
 	run := e.begin()
 	id := e.write(run, "img.bin", "\x00\x02binary")
 	e.write(run, "new.bin", "\x00new")

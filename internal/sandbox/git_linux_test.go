@@ -308,6 +308,7 @@ func TestGitAsNonRoot(t *testing.T) {
 	must(t, err)
 	bin := filepath.Join(dir, "sandbox.test")
 	must(t, os.WriteFile(bin, data, 0o755))
+	must(t, os.Chmod(bin, 0o755)) // WriteFile's mode is under the umask (077 left it 0700: uid 65534 could not run it)
 	tmp := filepath.Join(dir, "tmp")
 	must(t, os.Mkdir(tmp, 0o700))
 	must(t, os.Chmod(tmp, 0o777|os.ModeSticky))
