@@ -61,17 +61,17 @@ func TestStatelessCommandsSkipTheSave(t *testing.T) {
 		return out
 	}
 	mustRun(t, sh, "cd sub; export A=1; f() { export B=2; }; alias g='export C=3'", RunOptions{})
-	time.Sleep(100 * time.Millisecond) // the save follows the result
+	settled(t, sh) // the save follows the result
 	before := state()
 	mustRun(t, sh, "echo step >> steps.txt; OLLY_PROBE=1", RunOptions{})
 	mustRun(t, sh, "echo step >> steps.txt", RunOptions{})
-	time.Sleep(100 * time.Millisecond)
+	settled(t, sh)
 	if after := state(); after == before || !strings.Contains(after, "OLLY_PROBE") {
 		t.Fatal("a command that assigns was not followed by a save")
 	}
 	before = state()
 	mustRun(t, sh, "echo step >> steps.txt", RunOptions{})
-	time.Sleep(100 * time.Millisecond)
+	settled(t, sh)
 	if state() != before {
 		t.Error("a command that only appends to a file was followed by a save")
 	}
@@ -162,4 +162,15 @@ func BenchmarkCommandFacts(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(cmds))/1000, "µs/command")
+}
+
+// settled returns once the save that follows the last command's result is
+// on disk: bash takes the next request only after it saved, so a stateless
+// command run now (no save of its own) returns after that. A sleep of 100
+// ms stood here, which a loaded machine can outlast.
+func settled(t *testing.T, sh *Shell) {
+	t.Helper()
+	if res := mustRun(t, sh, "true", RunOptions{}); res.ExitCode != 0 {
+		t.Fatalf("true: %s", res.Text())
+	}
 }

@@ -139,7 +139,7 @@ func TestLooserStatelessCommandsRun(t *testing.T) {
 	m, ws := newTestManager(t, nil)
 	sh := m.Session("s")
 	mustRun(t, sh, "export A=1; printf 'a b\\n' > in.txt", RunOptions{})
-	time.Sleep(100 * time.Millisecond) // the save follows the result
+	settled(t, sh) // the save follows the result
 	state := func() string {
 		var out string
 		for slot := range 2 {
@@ -163,7 +163,7 @@ func TestLooserStatelessCommandsRun(t *testing.T) {
 			t.Errorf("%q: %s, want %q", c, res.Text(), want)
 		}
 	}
-	time.Sleep(100 * time.Millisecond)
+	settled(t, sh)
 	if state() != before {
 		t.Error("a stateless command was followed by a save")
 	}
