@@ -111,9 +111,9 @@ func TestTwoBashesTimeout(t *testing.T) {
 		if !strings.Contains(res.Output, "changed") {
 			continue // timed out before the command made its changes
 		}
-		res = mustRun(t, sh, `echo "$$ $T ${PWD##*/}"`, readWrite)
-		if want := strconv.Itoa(rw) + " 1 sub"; res.Output != want {
-			t.Errorf("workspace-write bash after the timeout: %q, want %q", res.Output, want)
+		next := mustRun(t, sh, `echo "$$ $T ${PWD##*/}"`, readWrite)
+		if want := strconv.Itoa(rw) + " 1 sub"; next.Output != want {
+			t.Errorf("workspace-write bash after the timeout: %s, want %q\ntimed-out result: %s", next.Text(), want, res.Text())
 		}
 		return
 	}
