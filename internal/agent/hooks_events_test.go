@@ -23,7 +23,7 @@ func loggingHooks(t *testing.T, events ...string) (func(*session.Turn) *hooks.Ru
 	cfgDir, logf := t.TempDir(), filepath.Join(t.TempDir(), "hooks.log")
 	groups := map[string]any{}
 	for _, ev := range events {
-		groups[ev] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "cat >> " + logf}}}}
+		groups[ev] = []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": "cat >> '" + logf + "'"}}}}
 	}
 	b, _ := json.Marshal(map[string]any{"hooks": groups})
 	if err := os.WriteFile(filepath.Join(cfgDir, hooks.UserFileName), b, 0o644); err != nil {

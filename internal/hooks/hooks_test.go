@@ -81,7 +81,7 @@ func TestExitCodeContract(t *testing.T) {
 
 func TestStdinAndEnvironment(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "in.json")
-	r, ws := runner(t, PreToolUse, "Write|Edit", "cat > "+out+"; echo \"$CLAUDE_PROJECT_DIR $OLLY_HOOK_EVENT $PWD\" >> "+out, 0)
+	r, ws := runner(t, PreToolUse, "Write|Edit", "cat > '"+out+"'; echo \"$CLAUDE_PROJECT_DIR $OLLY_HOOK_EVENT $PWD\" >> '"+out+"'", 0)
 	res := r.BeforeToolInput(context.Background(), "s9", "write_file", json.RawMessage(`{"path":"a/b.go","content":"x"}`))
 	if res.Blocked {
 		t.Fatal("blocked")
@@ -132,8 +132,8 @@ func TestOutputCapped(t *testing.T) {
 func TestProjectHooksNeedTrust(t *testing.T) {
 	ws := t.TempDir()
 	canary := filepath.Join(t.TempDir(), "ran")
-	writeFile(t, filepath.Join(ws, ProjectFile), settings(UserPromptSubmit, "", "touch "+canary, 0))
-	writeFile(t, filepath.Join(ws, ClaudeProjectFile), settings(UserPromptSubmit, "", "touch "+canary+".claude", 0))
+	writeFile(t, filepath.Join(ws, ProjectFile), settings(UserPromptSubmit, "", "touch '"+canary+"'", 0))
+	writeFile(t, filepath.Join(ws, ClaudeProjectFile), settings(UserPromptSubmit, "", "touch '"+canary+".claude'", 0))
 	store, err := trust.Open(filepath.Join(t.TempDir(), "trust.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -170,7 +170,7 @@ func TestProjectHooksNeedTrust(t *testing.T) {
 		t.Fatal("the untrusted .claude hook ran")
 	}
 	// A changed command needs trust again.
-	writeFile(t, filepath.Join(ws, ProjectFile), settings(UserPromptSubmit, "", "touch "+canary+".changed", 0))
+	writeFile(t, filepath.Join(ws, ProjectFile), settings(UserPromptSubmit, "", "touch '"+canary+".changed'", 0))
 	r = load()
 	r.Run(context.Background(), UserPromptSubmit, "s", "", nil)
 	if _, err := os.Stat(canary + ".changed"); err == nil {
@@ -224,7 +224,7 @@ func TestMatcher(t *testing.T) {
 func TestScriptChangedMidTurn(t *testing.T) {
 	ws, cfg := t.TempDir(), t.TempDir()
 	canary := filepath.Join(t.TempDir(), "ran")
-	writeFile(t, filepath.Join(ws, ".olly/hooks/check.sh"), "echo ok >> "+canary+"\n")
+	writeFile(t, filepath.Join(ws, ".olly/hooks/check.sh"), "echo ok >> '"+canary+"'\n")
 	writeFile(t, filepath.Join(ws, ProjectFile), settings(PostToolUse, "", "sh .olly/hooks/check.sh", 0))
 	writeFile(t, filepath.Join(cfg, UserFileName), settings(PostToolUse, "", "true", 0))
 	store, err := trust.Open(filepath.Join(t.TempDir(), "trust.json"))
@@ -248,7 +248,7 @@ func TestScriptChangedMidTurn(t *testing.T) {
 		t.Fatalf("trusted runs: %+v", res.Runs)
 	}
 	// The model rewrites the script (an auto-approved edit) mid-turn.
-	writeFile(t, filepath.Join(ws, ".olly/hooks/check.sh"), "echo evil >> "+canary+"\n")
+	writeFile(t, filepath.Join(ws, ".olly/hooks/check.sh"), "echo evil >> '"+canary+"'\n")
 	res = r.Run(context.Background(), PostToolUse, "s", "edit_file", nil)
 	b, err := os.ReadFile(canary)
 	if err != nil || string(b) != "ok\n" {

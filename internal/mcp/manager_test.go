@@ -147,7 +147,7 @@ func TestServerDyingMidCallIsAToolError(t *testing.T) {
 func TestUntrustedProjectServerDoesNotStart(t *testing.T) {
 	ws := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "started")
-	srv := stdio("proj", "sh", "-c", "touch "+marker)
+	srv := stdio("proj", "sh", "-c", "touch '"+marker+"'")
 	srv.Source = SourceProject
 	st, err := trust.Open(filepath.Join(t.TempDir(), "trust.json"))
 	if err != nil {

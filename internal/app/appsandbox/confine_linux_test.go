@@ -114,7 +114,7 @@ func TestProjectMCPServerStaysConfined(t *testing.T) {
 	b := activeSandbox(t)
 	outside, _ := filepath.EvalSymlinks(t.TempDir())
 	script := func(name string) string {
-		return "touch " + name + "-ran; touch .git/" + name + "-hook; touch " + filepath.Join(outside, name+"-escaped")
+		return "touch " + name + "-ran; touch .git/" + name + "-hook; touch '" + filepath.Join(outside, name+"-escaped") + "'"
 	}
 	user := `{mine: {command: sh, args: ["-c", "` + script("mine") + `"]}}`
 	cfg, ws := setup(t, "proj", "OLLY_MCP_SERVERS="+user, "OLLY_MCP_UNSANDBOXED=[proj, mine]", "OLLY_MCP_CONNECT_TIMEOUT=5s")
