@@ -174,9 +174,9 @@ func (f *Factory) flagLayer() ([]config.FlagValue, error) {
 // so loading does not warn about them: `olly db`'s database path, the
 // marker olly's shell puts on the commands it runs (olly run by the agent
 // inherits it), and the switches that turn internal/exetrim and
-// internal/procs off.
+// internal/procs (one P, sysmon's policy) off.
 func nonSettingEnv() []string {
-	return []string{"OLLY_DB", "OLLY_SHELL_RUN", "OLLY_EXETRIM", procs.Env}
+	return []string{"OLLY_DB", "OLLY_SHELL_RUN", "OLLY_EXETRIM", procs.Env, procs.SysmonEnv}
 }
 
 // settings returns the settings, or a usage error (exit 2) saying what is

@@ -28,6 +28,10 @@
 // An explicit GOMAXPROCS in the environment always wins (Enable does
 // nothing then), and OLLY_ONEPROC=0 keeps Go's default for the whole run.
 //
+// With one P, Enable also gives the runtime's monitor thread (sysmon) the
+// SCHED_BATCH policy on Linux, so that its 20 µs polls stop preempting the
+// thread running olly's code (batchSysmon; OLLY_SYSMON_BATCH=0 keeps it).
+//
 // GOMAXPROCS is one number for the whole process, so the state here is
 // process-wide too (a package-level counter, not a value handed through
 // the app): two parallel sections running at once share one widening.
@@ -58,7 +62,11 @@ var (
 // otherwise (GOMAXPROCS set, or OLLY_ONEPROC=0) or the machine has one CPU
 // anyway. It reports whether it did. Call it once, early in main.
 func Enable() bool {
-	return enable(os.Getenv)
+	if !enable(os.Getenv) {
+		return false
+	}
+	batchSysmon(os.Getenv)
+	return true
 }
 
 func enable(getenv func(string) string) bool {
