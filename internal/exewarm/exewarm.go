@@ -22,21 +22,29 @@
 // means the faults happen as before.
 package exewarm
 
+// learningKind names a record written by one run (exewarm_linux.go).
+const learningKind = "learning"
+
 // Run is one run's use of a record: Start maps its pages back, End saves a
-// new record when there was none to use. A run that prefaulted does not
-// save (see Prefault): pages mapped back and never used would be recorded
-// again, and the record would only grow.
+// new record when there was none to use, and marks a learning record it
+// used ready. A run that prefaulted a ready record does not save (see
+// Prefault): pages mapped back and never used would be recorded again,
+// and the record would only grow.
 type Run struct {
 	path       string
 	prefaulted int
+	kind       string // of the record prefaulted
 }
 
 // Start prefaults the pages the record at path names.
-func Start(path string) Run { return Run{path: path, prefaulted: Prefault(path)} }
+func Start(path string) Run {
+	n, kind := prefault(path)
+	return Run{path: path, prefaulted: n, kind: kind}
+}
 
-// End saves the record when Start had none to use.
+// End saves the record when Start had none to use, or only a learning one.
 func (r Run) End() error {
-	if r.prefaulted > 0 {
+	if r.prefaulted > 0 && r.kind != learningKind {
 		return nil
 	}
 	return Save(r.path)

@@ -19,12 +19,20 @@ import (
 const (
 	madvPopulateRead = 22 // MADV_POPULATE_READ, Linux 5.14
 	header           = "olly-exewarm 1"
-	// A record is learned over two runs that did not prefault: the first
-	// writes what it used ("learning"), the second keeps only the pages
-	// both used ("ready"), so what one run alone touched (the first run
-	// of a fresh state folder creates the database, say) is not mapped in
-	// every later run. Only a ready record is prefaulted.
-	learning = "learning"
+	// A record is first written by a run that had none ("learning": the
+	// pages it had mapped at its end, after its start-up trim) and is
+	// prefaulted from the next run on. The run that prefaults a learning
+	// record saves it again as "ready" (the pages of the record it still
+	// has mapped: all of them, since it mapped them back), which later
+	// runs prefault and leave as it is. (Until session 29 a learning record
+	// was not prefaulted and the second run kept only the pages both runs
+	// had mapped; but then the second run of a state folder — the peer
+	// bench's measured run — faulted the loop's pages in one at a time:
+	// 53 faults in its first iteration and 595 in a 20-step loop against 0
+	// and 176 prefaulted, docs/performance.md "First tool steps". What the
+	// first run alone touched after its start-up trim is mapped by later
+	// runs for up to maxAge.)
+	learning = learningKind
 	ready    = "ready"
 	// maxPages bounds what a record may map back (64 MiB of 4 KiB pages):
 	// more is not a loop's working set.
@@ -38,8 +46,9 @@ type run struct{ span, start, n int }
 
 // Save records which pages of the executable's armed spans are mapped now,
 // into path: the first time as a learning record, the next time (a
-// learning record of this executable is there) the pages both runs had
-// mapped, as a ready record. It does nothing when exetrim is not armed.
+// learning record of this executable is there) the pages both it and now
+// have mapped, as a ready record. It does nothing when exetrim is not
+// armed.
 func Save(path string) error {
 	spans := exetrim.Spans()
 	if len(spans) == 0 {
@@ -95,17 +104,23 @@ func intersect(a, b []run) []run {
 // Prefault maps back the pages path records, if it was saved by this
 // executable less than maxAge ago. It returns how many pages it asked for:
 // 0 means there is no record to use, and the caller should Save one at
-// the end of the run. (A run that prefaulted does not save: pages mapped
-// back and never used would be recorded again, and the record would only
-// grow.)
+// the end of the run. (A run that prefaulted a ready record does not save:
+// pages mapped back and never used would be recorded again, and the
+// record would only grow.)
 func Prefault(path string) int {
+	n, _ := prefault(path)
+	return n
+}
+
+// prefault is Prefault, also returning the record's kind.
+func prefault(path string) (int, string) {
 	spans := exetrim.Spans()
 	if len(spans) == 0 {
-		return 0
+		return 0, ""
 	}
 	runs, kind, ok := load(path, spans)
-	if !ok || kind != ready {
-		return 0
+	if !ok {
+		return 0, ""
 	}
 	page := uintptr(os.Getpagesize())
 	total := 0
@@ -114,7 +129,7 @@ func Prefault(path string) int {
 		_, _, _ = syscall.Syscall(syscall.SYS_MADVISE, lo, uintptr(r.n)*page, madvPopulateRead)
 		total += r.n
 	}
-	return total
+	return total, kind
 }
 
 // identity names the running executable's file: a record of another one

@@ -7,3 +7,5 @@ func Save(path string) error { return nil }
 
 // Prefault does nothing here.
 func Prefault(path string) int { return 0 }
+
+func prefault(path string) (int, string) { return 0, "" }
