@@ -36,6 +36,7 @@ type run struct {
 	done       *frame       // bash's D frame, when the command ended with bash alive
 	exit       *exitRecord  // what the EXIT trap recorded, when bash ended during it
 	broken     error        // bash broke the protocol (a command meddled with it)
+	askedSave  bool         // olly asked bash to save after it (save flag 1)
 
 	facts safety.ShellFacts // what safety found about the command (stateless.go)
 }
@@ -112,11 +113,28 @@ func (s *Shell) send(r *run, command, dir string) error {
 		return errNotStarted
 	}
 	s.saved = s.saved || change
+	r.askedSave = change
 	if change {
 		s.gen++ // this command may change the state: its bash holds the newest
 	}
 	r.proc.gen = s.gen
 	return nil
+}
+
+// savedUnasked records a save bash made after r though olly did not ask
+// for one (save flag 0: bash found one of the command's names a function
+// or an alias, or it exited during the command and its EXIT trap saved):
+// that save may hold a change, so r's bash holds the session's newest
+// state, which the other bash must take over before its next command.
+// A forged save only makes the other bash take over this one's state,
+// as it would after any saved command (from a read-only bash as data).
+func (s *Shell) savedUnasked(r *run) {
+	if r.askedSave || r.proc == nil {
+		return
+	}
+	r.askedSave = true // once per command
+	s.gen++
+	r.proc.gen = s.gen
 }
 
 // dropProc lets go of the session's current bash (stopping it if it
@@ -140,6 +158,7 @@ func (s *Shell) drop(p *bashProc, r *run) {
 		if b, ok := readExitRecord(p); ok {
 			if rec, ok := parseExitRecord(b); ok && rec.token == r.token {
 				r.exit, slot = &rec, rec.slot
+				s.savedUnasked(r)
 			}
 		}
 	}

@@ -67,7 +67,8 @@ type Shell struct {
 	// idle is the session's other sandboxed bash (read-only while proc is
 	// workspace-write, or the reverse), kept for the next command under
 	// its policy (policies.go); gen numbers the session's state: it grows
-	// with every command that may change it.
+	// with every command that may change it, and with every save bash made
+	// after a command on its own (savedUnasked).
 	idle *bashProc
 	gen  uint64
 	// procN numbers the session's bash processes (their folders).

@@ -122,6 +122,7 @@ func (s *Shell) onFrame(r *run, f frame, ok bool) {
 		r.done = &f
 		if f.save {
 			r.proc.saveTok = f.token
+			s.savedUnasked(r)
 		}
 	}
 }
