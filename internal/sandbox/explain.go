@@ -51,6 +51,38 @@ var netLine = regexp.MustCompile(`(?i)connect|bind|socket|network|resolve host|u
 // relative paths in an error message.
 var pathToken = regexp.MustCompile("(?:^|[\\s'\"`‘(=:])((?:~|\\.{1,2})?/[^\\s'\"`’():,]*|[A-Za-z0-9_.][^\\s'\"`’():,]*/[^\\s'\"`’():,]*)")
 
+// spacedPath matches a quoted absolute or home-relative path with a space
+// in it, which pathToken would cut at the space (git quotes the paths it
+// names: "Unable to create '/home/me/My Project/.git/index.lock'").
+var spacedPath = regexp.MustCompile("['\"`‘](~?/[^'\"`’\n]* [^'\"`’\n]*)['\"`’]")
+
+// bashSpacedPath matches the path with a space in it that bash names,
+// unquoted, when it cannot open a redirection's file ("bash: line 1:
+// /home/me/My Project/x: Permission denied").
+var bashSpacedPath = regexp.MustCompile(`line [0-9]+: (~?/[^\n]* [^\n]*?): (?i:permission denied|read-only file system|operation not permitted)`)
+
+// takeSpaced returns the quoted paths with a space in line, and line with
+// each of them blanked out, so the other patterns do not read them again
+// in pieces.
+func takeSpaced(line string) ([]string, string) {
+	var paths []string
+	for _, re := range []*regexp.Regexp{spacedPath, bashSpacedPath} {
+		ms := re.FindAllStringSubmatchIndex(line, -1)
+		if ms == nil {
+			continue
+		}
+		b := []byte(line)
+		for _, m := range ms {
+			paths = append(paths, line[m[2]:m[3]])
+			for i := m[2]; i < m[3]; i++ {
+				b[i] = ' '
+			}
+		}
+		line = string(b)
+	}
+	return paths, line
+}
+
 // bareName matches a name without a slash that a message quotes
 // ('.git', ‘x’) or puts before the error (bash's "line 1: x: Permission
 // denied"): only checked against the read-only paths and their folders.
@@ -86,10 +118,14 @@ func explain(spec Spec, mode, cwd, home, output string) []Refusal {
 		}
 		e.line = line
 		found := false
-		for _, m := range pathToken.FindAllStringSubmatch(line, -1) {
+		spaced, rest := takeSpaced(line)
+		for _, p := range spaced {
+			found = e.path(p) || found
+		}
+		for _, m := range pathToken.FindAllStringSubmatch(rest, -1) {
 			found = e.path(m[1]) || found
 		}
-		for _, m := range bareName.FindAllStringSubmatch(line, -1) {
+		for _, m := range bareName.FindAllStringSubmatch(rest, -1) {
 			found = e.gitName(m[1]+m[2]) || found
 		}
 		if !found && !spec.network() && netLine.MatchString(line) {

@@ -110,6 +110,8 @@ func FuzzExplain(f *testing.F) {
 		"bash: line 1: c: Permission denied\nfatal: Unable to create '/ws/.git/index.lock': Read-only file system\n",
 		"cat: /home/me/.ssh/id_rsa: Permission denied\nbash: connect: Permission denied\n",
 		"‘x’: Operation not permitted ' '' : EACCES /\n",
+		"fatal: Unable to create '/ws/My Project/.git/index.lock': Permission denied '/a b' ‘/c d’\n",
+		"bash: line 3: /ws/My Project/out: Read-only file system: Permission denied\n",
 	} {
 		f.Add(seed)
 	}

@@ -63,3 +63,37 @@ func TestSandboxPlanKnowsTheGitMode(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainQuotedPathWithSpace: a quoted path with a space in it (a
+// workspace in "My Project") is read whole, not cut at the space (it was
+// explained as a write of the folder before the space).
+func TestExplainQuotedPathWithSpace(t *testing.T) {
+	dir, _ := filepath.EvalSymlinks(t.TempDir())
+	ws := filepath.Join(dir, "My Project")
+	must(t, os.MkdirAll(filepath.Join(ws, GitDir), 0o755))
+	outside := filepath.Join(dir, "other place", "x.txt")
+	spec := Spec{Policy: WorkspaceWrite, Writable: []string{ws}}
+	cases := []struct {
+		name, mode, output string
+		want               []Refusal
+	}{
+		{"write into .git, per-entry", GitSplit, "fatal: Unable to create '" + ws + "/.git/index.lock': Permission denied\n",
+			[]Refusal{{Access: "git", Path: ws + "/.git/index.lock"}}},
+		{"write into .git, mounts", GitMount, "fatal: Unable to create '" + ws + "/.git/index.lock': Read-only file system\n",
+			[]Refusal{{Access: "git", Path: ws + "/.git/index.lock"}}},
+		{"write outside", GitSplit, "touch: cannot touch '" + outside + "': Permission denied\n",
+			[]Refusal{{Access: "write", Path: outside}}},
+		{"bash's redirection", GitSplit, "bash: line 1: " + outside + ": Permission denied\n",
+			[]Refusal{{Access: "write", Path: outside}}},
+		{"two on a line", GitSplit, "cp: cannot create regular file '" + outside + "' from 'a b': Permission denied\n",
+			[]Refusal{{Access: "write", Path: outside}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := explain(spec, c.mode, ws, dir, c.output)
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("explain (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -94,11 +94,12 @@ func TestPoliciesRefuseWhatTheyMust(t *testing.T) {
 	}
 	probes := func(p Policy) []probe {
 		return []probe{
-			{"write outside", "echo pwned > " + canary, p != Unsandboxed, "write"},
-			{"read protected", "cat " + f.secret, p != Unsandboxed, "read"},
+			// Paths quoted: a TMPDIR may hold a space.
+			{"write outside", "echo pwned > '" + canary + "'", p != Unsandboxed, "write"},
+			{"read protected", "cat '" + f.secret + "'", p != Unsandboxed, "read"},
 			{"connect tcp", fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo connected", f.port), p != Unsandboxed, "network"},
-			{"write workspace", "echo ok > " + filepath.Join(f.ws, "out.txt"), p == ReadOnly, "write"},
-			{"write state", "echo ok > " + filepath.Join(f.state, "s.txt"), false, ""},
+			{"write workspace", "echo ok > '" + filepath.Join(f.ws, "out.txt") + "'", p == ReadOnly, "write"},
+			{"write state", "echo ok > '" + filepath.Join(f.state, "s.txt") + "'", false, ""},
 			{"read elsewhere", "head -c1 /etc/hostname >/dev/null && ls / >/dev/null", false, ""},
 		}
 	}

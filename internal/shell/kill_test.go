@@ -266,14 +266,14 @@ func TestCloseDuringRun(t *testing.T) {
 	sh := m.Session("s")
 	done := make(chan *Result, 1)
 	go func() {
-		res, err := sh.Run(context.Background(), "echo $$ >"+filepath.Join(ws, "pid")+"; sleep 1000", RunOptions{Timeout: 30 * time.Second})
+		res, err := sh.Run(context.Background(), "echo $$ >'"+filepath.Join(ws, "pid")+"'; sleep 1000", RunOptions{Timeout: 30 * time.Second})
 		if err != nil {
 			t.Error(err)
 		}
 		done <- res
 	}()
 	pidFile := filepath.Join(ws, "pid")
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) { // a hang bound
 		if b, err := os.ReadFile(pidFile); err == nil && len(b) > 1 {
 			break
 		}

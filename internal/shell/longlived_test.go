@@ -165,7 +165,7 @@ func TestNewBashWhenTheSandboxChanges(t *testing.T) {
 	if second == first {
 		t.Fatal("more writable places, yet the same bash")
 	}
-	res := mustRun(t, sh, `echo "${PWD##*/} $KEPT" >`+filepath.Join(outside, "w"), extra)
+	res := mustRun(t, sh, `echo "${PWD##*/} $KEPT" >'`+filepath.Join(outside, "w")+`'`, extra)
 	if res.ExitCode != 0 {
 		t.Fatalf("writing a granted place failed: %s", res.Text())
 	}

@@ -50,7 +50,7 @@ func TestPrestart(t *testing.T) {
 	if again := prestartedPid(t, sh); again != pid {
 		t.Fatalf("second Prestart replaced bash %d with %d", pid, again)
 	}
-	res := mustRun(t, sh, "echo $$; cd sub; echo x > made; cat "+secret+" 2>/dev/null || echo refused", RunOptions{})
+	res := mustRun(t, sh, "echo $$; cd sub; echo x > made; cat '"+secret+"' 2>/dev/null || echo refused", RunOptions{})
 	if want := strconv.Itoa(pid) + "\nrefused"; res.Output != want {
 		t.Fatalf("output %q, want %q (the prestarted bash, confined)", res.Output, want)
 	}
@@ -123,7 +123,7 @@ func TestPrestartReplacesABashThatCannotRunTheCommand(t *testing.T) {
 	if second == 0 || second == first {
 		t.Fatalf("bash %d after the Prestart for another sandbox (before: %d)", second, first)
 	}
-	res := mustRun(t, sh, "echo $$ $KEPT; echo x > "+outside+"/allowed", RunOptions{Writable: []string{outside}})
+	res := mustRun(t, sh, "echo $$ $KEPT; echo x > '"+outside+"/allowed'", RunOptions{Writable: []string{outside}})
 	if want := strconv.Itoa(second) + " 1"; res.Output != want || res.ExitCode != 0 {
 		t.Fatalf("output %q (exit %d), want %q: the bash started ahead, with the state", res.Output, res.ExitCode, want)
 	}
@@ -145,7 +145,7 @@ func TestAllowedPlaceMadeAgainGetsANewBash(t *testing.T) {
 	}
 	sh := m.Session("s")
 	opts := RunOptions{Writable: []string{scratch}}
-	if res := mustRun(t, sh, "echo 1 > "+scratch+"/a", opts); res.ExitCode != 0 {
+	if res := mustRun(t, sh, "echo 1 > '"+scratch+"/a'", opts); res.ExitCode != 0 {
 		t.Fatalf("%s", res.Text())
 	}
 	if err := os.RemoveAll(scratch); err != nil {
@@ -154,7 +154,7 @@ func TestAllowedPlaceMadeAgainGetsANewBash(t *testing.T) {
 	if err := os.Mkdir(scratch, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if res := mustRun(t, sh, "echo 2 > "+scratch+"/b", opts); res.ExitCode != 0 {
+	if res := mustRun(t, sh, "echo 2 > '"+scratch+"/b'", opts); res.ExitCode != 0 {
 		t.Errorf("writing the directory made again: %s", res.Text())
 	}
 }

@@ -53,7 +53,7 @@ func TestSandboxedCommandsKeepTheirStateAndAreRefusedOutside(t *testing.T) {
 	sh := m.Session("s1")
 	canary := filepath.Join(outside, "canary")
 
-	res := mustRun(t, sh, "cd sub && export GREETING=hi && f=$(mktemp) && echo data > $f && cat $f && echo made > here.txt", RunOptions{})
+	res := mustRun(t, sh, "cd sub && export GREETING=hi && f=$(mktemp) && echo data > \"$f\" && cat \"$f\" && echo made > here.txt", RunOptions{})
 	if res.ExitCode != 0 || res.Policy != sandbox.WorkspaceWrite || !strings.Contains(res.Output, "data") {
 		t.Fatalf("everyday work failed in workspace-write: %s", res.Text())
 	}
@@ -70,10 +70,10 @@ func TestSandboxedCommandsKeepTheirStateAndAreRefusedOutside(t *testing.T) {
 		policy        sandbox.Policy
 		want          string
 	}{
-		{"read-only write in workspace", "touch " + filepath.Join(ws, "ro.txt"), sandbox.ReadOnly, "read-only sandbox refused writing " + filepath.Join(ws, "ro.txt")},
-		{"workspace-write outside", "echo x > " + canary, sandbox.WorkspaceWrite, "refused writing " + canary},
-		{"protected read", "cat " + secret, sandbox.WorkspaceWrite, "refused reading " + secret},
-		{"dotfile in home-like place", "cp /etc/hostname " + canary, sandbox.WorkspaceWrite, "refused writing " + canary},
+		{"read-only write in workspace", "touch '" + filepath.Join(ws, "ro.txt") + "'", sandbox.ReadOnly, "read-only sandbox refused writing " + filepath.Join(ws, "ro.txt")},
+		{"workspace-write outside", "echo x > '" + canary + "'", sandbox.WorkspaceWrite, "refused writing " + canary},
+		{"protected read", "cat '" + secret + "'", sandbox.WorkspaceWrite, "refused reading " + secret},
+		{"dotfile in home-like place", "cp /etc/hostname '" + canary + "'", sandbox.WorkspaceWrite, "refused writing " + canary},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := mustRun(t, sh, tc.command, RunOptions{Policy: tc.policy})
@@ -89,7 +89,7 @@ func TestSandboxedCommandsKeepTheirStateAndAreRefusedOutside(t *testing.T) {
 	if _, err := os.Stat(canary); err == nil {
 		t.Fatal("a file outside the workspace was written")
 	}
-	res = mustRun(t, sh, "echo x > "+canary, RunOptions{Policy: sandbox.Unsandboxed})
+	res = mustRun(t, sh, "echo x > '"+canary+"'", RunOptions{Policy: sandbox.Unsandboxed})
 	if res.ExitCode != 0 || res.Policy != sandbox.Unsandboxed {
 		t.Fatalf("an unsandboxed command was refused: %s", res.Text())
 	}

@@ -294,7 +294,7 @@ func TestConcurrentRunsAreSerialised(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 3 {
 		wg.Go(func() {
-			mustRun(t, sh, "echo start >>"+log+"; sleep 0.1; echo end >>"+log, RunOptions{})
+			mustRun(t, sh, "echo start >>'"+log+"'; sleep 0.1; echo end >>'"+log+"'", RunOptions{})
 		})
 	}
 	wg.Wait()
