@@ -51,10 +51,10 @@ const (
 // readings in a row (with one P no other runtime thread uses nanosleep,
 // and idle threads wait without a timeout). If none or several are found,
 // nothing changes. sched_setattr on a thread of one's own process needs no
-// privilege, and SCHED_BATCH is a normal policy: a thread sysmon starts
-// (runtime.newm from handoffp) inherits it, with its full CPU share and
-// the same reversible policy (an unprivileged thread may move between
-// SCHED_OTHER and SCHED_BATCH).
+// privilege, and SCHED_BATCH is a normal policy. It is set with
+// SCHED_FLAG_RESET_ON_FORK: a thread sysmon starts (runtime.newm from
+// handoffp) begins with the normal policy, so neither the Ms that run
+// olly's code nor the commands forked from them ever inherit it.
 //
 // It reports the thread changed, or 0.
 func batchSysmon(getenv func(string) string) int {
@@ -68,7 +68,7 @@ func batchSysmon(getenv func(string) string) int {
 	for range 8 {
 		tid := sleeper(self)
 		if tid != 0 && tid == last {
-			attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_BATCH}
+			attr := unix.SchedAttr{Size: unix.SizeofSchedAttr, Policy: unix.SCHED_BATCH, Flags: unix.SCHED_FLAG_RESET_ON_FORK}
 			if unix.SchedSetAttr(tid, &attr, 0) != nil {
 				return 0
 			}
@@ -102,27 +102,32 @@ func sysmonWait(line string) bool {
 // sleeper returns the one thread of the process, other than self, that is
 // in one of sysmon's waits, or 0 when there is none or more than one.
 func sleeper(self int) int {
+	if tids := sleepers(self, 2); len(tids) == 1 {
+		return tids[0]
+	}
+	return 0
+}
+
+// sleepers returns up to max threads of the process, other than self, that
+// are in one of sysmon's waits.
+func sleepers(self, max int) []int {
 	ents, err := os.ReadDir("/proc/self/task")
 	if err != nil {
-		return 0
+		return nil
 	}
-	found := 0
+	var found []int
 	for _, e := range ents {
 		tid, err := strconv.Atoi(e.Name())
 		if err != nil || tid == self {
 			continue
 		}
 		b, err := os.ReadFile("/proc/self/task/" + e.Name() + "/syscall")
-		if err != nil {
+		if err != nil || !sysmonWait(string(b)) {
 			continue
 		}
-		if !sysmonWait(string(b)) {
-			continue
+		if found = append(found, tid); len(found) == max {
+			break
 		}
-		if found != 0 {
-			return 0
-		}
-		found = tid
 	}
 	return found
 }
