@@ -88,21 +88,27 @@ func BenchRoundTrip(b *testing.B, contentType string, response []byte, newClient
 		b.Fatal(err)
 	}
 	BenchIterations(b, n, cached, func(req *llm.ChatRequest) {
-		s, err := c.Chat(context.Background(), req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		calls := 0
-		for {
-			ch, err := s.Recv()
-			if err != nil {
-				break
-			}
-			calls += len(ch.ToolCalls)
-		}
-		_ = s.Close()
-		if calls != 1 {
-			b.Fatalf("%d tool calls decoded", calls)
-		}
+		chatOneCall(b, c, req)
 	})
+}
+
+// chatOneCall sends req through c and reads the reply to its end; the
+// reply must decode to exactly one tool call.
+func chatOneCall(b *testing.B, c llm.Provider, req *llm.ChatRequest) {
+	s, err := c.Chat(context.Background(), req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	calls := 0
+	for {
+		ch, err := s.Recv()
+		if err != nil {
+			break
+		}
+		calls += len(ch.ToolCalls)
+	}
+	_ = s.Close()
+	if calls != 1 {
+		b.Fatalf("%d tool calls decoded", calls)
+	}
 }

@@ -3,7 +3,6 @@ package wiretest
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -107,22 +106,7 @@ func BenchRoundTripProc(b *testing.B, contentType string, reply []byte, newClien
 	}
 	sw0 := ctxSwitches()
 	BenchIterations(b, n, true, func(req *llm.ChatRequest) {
-		s, err := c.Chat(context.Background(), req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		calls := 0
-		for {
-			ch, err := s.Recv()
-			if err != nil {
-				break
-			}
-			calls += len(ch.ToolCalls)
-		}
-		_ = s.Close()
-		if calls != 1 {
-			b.Fatalf("%d tool calls decoded", calls)
-		}
+		chatOneCall(b, c, req)
 	})
 	b.ReportMetric(float64(ctxSwitches()-sw0)/float64(b.N), "ctxsw/op")
 }
