@@ -173,10 +173,11 @@ func (f *Factory) flagLayer() ([]config.FlagValue, error) {
 // nonSettingEnv names the OLLY_* variables olly reads that are not settings,
 // so loading does not warn about them: `olly db`'s database path, the
 // marker olly's shell puts on the commands it runs (olly run by the agent
-// inherits it), and the switches that turn internal/exetrim and
-// internal/procs (one P, sysmon's policy) off.
+// inherits it), and the switches that turn internal/exetrim,
+// internal/procs (one P, sysmon's policy) and the model client's direct
+// HTTP transport (internal/llm/internal/wire) off.
 func nonSettingEnv() []string {
-	return []string{"OLLY_DB", "OLLY_SHELL_RUN", "OLLY_EXETRIM", procs.Env, procs.SysmonEnv}
+	return []string{"OLLY_DB", "OLLY_SHELL_RUN", "OLLY_EXETRIM", "OLLY_HTTP_DIRECT", procs.Env, procs.SysmonEnv}
 }
 
 // settings returns the settings, or a usage error (exit 2) saying what is

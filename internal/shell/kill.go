@@ -184,7 +184,7 @@ func killTree(t target, grace time.Duration) int {
 	if t.withShell && t.shell > 0 && procListing {
 		killRounds(func() int { return send(syscall.SIGKILL, t.shell) })
 		for deadline := time.Now().Add(shellSaveBound); time.Now().Before(deadline); {
-			if _, alive := t.members()[t.shell]; !alive {
+			if !procAlive(t.shell, t.shellStart) {
 				break
 			}
 			time.Sleep(10 * time.Millisecond)

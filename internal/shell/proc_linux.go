@@ -80,6 +80,14 @@ func parseStat(pid int, b []byte) (procInfo, bool) {
 	return procInfo{pid: pid, ppid: ppid, pgid: pgid, start: start}, true
 }
 
+// procAlive reports whether pid is the process started at start and is
+// neither gone nor a zombie.
+func procAlive(pid int, start uint64) bool {
+	var buf []byte
+	p, ok := readProc(pid, &buf)
+	return ok && p.start == start
+}
+
 // procStart returns the start time of pid, or 0 if it cannot be read.
 func procStart(pid int) uint64 {
 	start, _ := procStartGroup(pid)

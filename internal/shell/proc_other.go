@@ -21,6 +21,8 @@ func listProcs() ([]procInfo, error) { return nil, errNoProc }
 
 func procStart(int) uint64 { return 0 }
 
+func procAlive(int, uint64) bool { return false }
+
 func procStartGroup(int) (uint64, int) { return 0, 0 }
 
 func environHas(int, []byte, *[]byte) bool { return false }

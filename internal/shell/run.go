@@ -36,7 +36,7 @@ type run struct {
 	done       *frame       // bash's D frame, when the command ended with bash alive
 	exit       *exitRecord  // what the EXIT trap recorded, when bash ended during it
 	broken     error        // bash broke the protocol (a command meddled with it)
-	askedSave  bool         // olly asked bash to save after it (save flag 1)
+	newest     bool         // its bash was made the session's newest state (gen): olly asked for a save (flag 1), or bash saved unasked (savedUnasked)
 
 	facts safety.ShellFacts // what safety found about the command (stateless.go)
 }
@@ -113,7 +113,7 @@ func (s *Shell) send(r *run, command, dir string) error {
 		return errNotStarted
 	}
 	s.saved = s.saved || change
-	r.askedSave = change
+	r.newest = change
 	if change {
 		s.gen++ // this command may change the state: its bash holds the newest
 	}
@@ -129,10 +129,10 @@ func (s *Shell) send(r *run, command, dir string) error {
 // A forged save only makes the other bash take over this one's state,
 // as it would after any saved command (from a read-only bash as data).
 func (s *Shell) savedUnasked(r *run) {
-	if r.askedSave || r.proc == nil {
+	if r.newest || r.proc == nil {
 		return
 	}
-	r.askedSave = true // once per command
+	r.newest = true // once per command
 	s.gen++
 	r.proc.gen = s.gen
 }

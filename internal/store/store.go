@@ -99,6 +99,7 @@ type Store struct {
 	cpBytes     int64         // the growth that wakes it (defaultCheckpointBytes; tests lower it)
 	ftsCh       chan *ftsReq  // search asks the committer to index pending text
 	warmCh      chan struct{} // Warm asks the committer to prepare its statements (warm.go; buffered 1)
+	warmed      atomic.Bool   // warmStatements found every statement prepared: Warm returns at once
 	quit        chan struct{}
 	wg          sync.WaitGroup
 	once        sync.Once

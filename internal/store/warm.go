@@ -16,10 +16,13 @@ import (
 // Warm asks the committer to prepare, while nothing is queued, the append
 // statements it has not prepared yet: begin, commit and the head read,
 // and the INSERT of every batch size up to maxExactRows. It returns at
-// once; calling it again is cheap. Nothing is written: the database, its
+// once; once every statement is prepared it does nothing. Nothing is written: the database, its
 // files and what readers see are unchanged, and a commit due meanwhile
 // waits for at most the one statement being prepared.
 func (s *Store) Warm() {
+	if s.warmed.Load() {
+		return
+	}
 	select {
 	case s.warmCh <- struct{}{}:
 	default: // already asked
@@ -60,6 +63,7 @@ func (s *Store) warmStatements(busy func() bool) (more bool) {
 			runtime.Gosched()
 		}
 	}
+	s.warmed.Store(true)
 	return false
 }
 
