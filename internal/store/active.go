@@ -68,7 +68,7 @@ func (s *Store) checkActive(ctx context.Context, tx *sql.Tx, id string) error {
 	if limit <= 0 {
 		return nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE status = ? AND id != ?`, string(StatusGenerating), id)
+	rows, err := tx.QueryContext(ctx, `SELECT `+sessionSelect+` FROM sessions WHERE status = ? AND id != ?`, string(StatusGenerating), id)
 	if err != nil {
 		return classify(s.file, fmt.Errorf("count running sessions: %w", err))
 	}

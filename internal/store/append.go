@@ -231,9 +231,13 @@ func (s *Store) storedHead(ctx context.Context, session string) (*queuedHead, er
 	s.headReads.Add(1)
 	h := &queuedHead{}
 	var updated int64
-	err := s.readHeadR.QueryRowContext(ctx, session).Scan(&h.leaf, &h.last, &updated)
+	var atEnd bool
+	err := s.readHeadR.QueryRowContext(ctx, session).Scan(&h.leaf, &h.last, &updated, &atEnd)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
+	}
+	if atEnd {
+		h.leaf = h.last // leaf_seq is not kept up to date (leafExpr)
 	}
 	return h, err
 }

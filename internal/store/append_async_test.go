@@ -118,7 +118,7 @@ func holdWriteLock(t *testing.T, other *Store, session string, seq int64) func()
 		VALUES (?, ?, ?, 0, 'x', '{}', 0)`, session, seq, seq-1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(`UPDATE sessions SET leaf_seq = ? WHERE id = ?`, seq, session); err != nil {
+	if _, err := tx.Exec(`UPDATE sessions SET leaf_seq = ?, leaf_at_end = 0 WHERE id = ?`, seq, session); err != nil {
 		t.Fatal(err)
 	}
 	return func() {

@@ -234,6 +234,7 @@ type head struct {
 	last, leaf int64
 	at         int64 // the time of the batch's last event of the session
 	updated    int64 // the session's stored updated_at
+	atEnd      bool  // the stored row says the leaf is the last event (leaf_at_end)
 	dirty      bool
 }
 
@@ -245,13 +246,24 @@ type head struct {
 // (nothing moves it at the end of a turn).
 const updatedGrain = 1000 // milliseconds
 
-// moveLeaf records the session's new leaf, and its new updated_at when it
-// moved enough (updatedGrain).
+// moveLeafTo records the session's new leaf, which is its last event
+// (an append always ends there): the row's leaf_at_end, once, and its
+// updated_at when that moved enough (updatedGrain). A row that says so
+// already, with an updated_at that stays, is left alone: no statement,
+// no page. Once the flag is set, leaf_seq is not written (the migration's
+// guard refuses an older olly's writes of it).
 func (rc *rawConn) moveLeafTo(ctx context.Context, id string, h *head) error {
-	if d := h.at - h.updated; d >= 0 && d < updatedGrain {
+	d := h.at - h.updated
+	moved := d < 0 || d >= updatedGrain
+	switch {
+	case !h.atEnd && moved:
+		return rc.exec(ctx, rc.moveLeaf, h.leaf, h.at, id)
+	case !h.atEnd:
 		return rc.exec(ctx, rc.moveLeafOnly, h.leaf, id)
+	case moved:
+		return rc.exec(ctx, rc.moveUpdated, h.at, id)
 	}
-	return rc.exec(ctx, rc.moveLeaf, h.leaf, h.at, id)
+	return nil
 }
 
 // writeBatch stores the batch's events in one transaction, in order. Each
@@ -339,10 +351,12 @@ func countRecords(batch []*appendReq) int {
 	return n
 }
 
-// readHeadSQL reads where a session's log ends, and its updated_at (for
-// the commit's moveLeaf; the queueing side ignores it).
+// readHeadSQL reads where a session's log ends, its stored leaf, and
+// its updated_at and leaf_at_end (for the commit's moveLeafTo; the
+// queueing side ignores them).
 const readHeadSQL = `SELECT leaf_seq,
-	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id), updated_at FROM sessions WHERE id = ?`
+	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id), updated_at, leaf_at_end
+	FROM sessions WHERE id = ?`
 
 // indexEventsSQL adds the text of events with ids in [?, ?] to the
 // full-text index in one statement (migrations/0005_search.sql says why

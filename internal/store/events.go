@@ -108,7 +108,7 @@ func (s *Store) Path(ctx context.Context, session string, leafSeq int64) ([]Even
 // in errors.
 func (s *Store) leafOf(ctx context.Context, q querier, session, op string) (int64, error) {
 	var leaf int64
-	err := q.QueryRowContext(ctx, `SELECT leaf_seq FROM sessions WHERE id = ?`, session).Scan(&leaf)
+	err := q.QueryRowContext(ctx, `SELECT `+leafExpr+` FROM sessions WHERE id = ?`, session).Scan(&leaf)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, fmt.Errorf("%s: %w", op, ErrNotFound)
 	}
@@ -253,7 +253,7 @@ func (s *Store) SetLeaf(ctx context.Context, session string, seq int64) error {
 			return classify(s.file, fmt.Errorf("%s: %w", op, err))
 		}
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE sessions SET leaf_seq = ?, updated_at = ? WHERE id = ?`, seq, s.now(), session)
+	res, err := tx.ExecContext(ctx, `UPDATE sessions SET leaf_seq = ?, leaf_at_end = 0, updated_at = ? WHERE id = ?`, seq, s.now(), session)
 	if err != nil {
 		return classify(s.file, fmt.Errorf("%s: %w", op, err))
 	}

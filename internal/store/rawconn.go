@@ -30,10 +30,12 @@ type rawStmt interface {
 // the committer uses it.
 type rawConn struct {
 	begin, commit, rollback rawStmt
-	// readHead reads a session's leaf, last seq and updated_at
-	// (readHeadSQL); moveLeaf and moveLeafOnly record the batch's end.
-	readHead, moveLeaf, moveLeafOnly rawStmt
-	args                             []driver.NamedValue
+	// readHead reads a session's leaf, last seq, updated_at and
+	// leaf_at_end (readHeadSQL); moveLeaf, moveLeafOnly and moveUpdated
+	// record the batch's end when the row does not say it already
+	// (moveLeafTo).
+	readHead, moveLeaf, moveLeafOnly, moveUpdated rawStmt
+	args                                          []driver.NamedValue
 }
 
 // withRaw runs f on the writer's driver connection, with the committer's
@@ -79,8 +81,9 @@ func (rc *rawConn) prepare(ctx context.Context, wc *writerConn) error {
 	rc.commit = prep("COMMIT")
 	rc.rollback = prep("ROLLBACK")
 	rc.readHead = prep(readHeadSQL)
-	rc.moveLeaf = prep(`UPDATE sessions SET leaf_seq = ?, updated_at = ? WHERE id = ?`)
-	rc.moveLeafOnly = prep(`UPDATE sessions SET leaf_seq = ? WHERE id = ?`)
+	rc.moveLeaf = prep(`UPDATE sessions SET leaf_seq = ?, leaf_at_end = 1, updated_at = ? WHERE id = ?`)
+	rc.moveLeafOnly = prep(`UPDATE sessions SET leaf_seq = ?, leaf_at_end = 1 WHERE id = ?`)
+	rc.moveUpdated = prep(`UPDATE sessions SET updated_at = ? WHERE id = ?`)
 	if err != nil {
 		rc.close()
 	}
@@ -107,7 +110,7 @@ func prepareRaw(ctx context.Context, dc any, q string) (rawStmt, error) {
 
 // close finalizes the statements (writerConn.Close, and a failed prepare).
 func (rc *rawConn) close() {
-	for _, st := range []rawStmt{rc.begin, rc.commit, rc.rollback, rc.readHead, rc.moveLeaf, rc.moveLeafOnly} {
+	for _, st := range []rawStmt{rc.begin, rc.commit, rc.rollback, rc.readHead, rc.moveLeaf, rc.moveLeafOnly, rc.moveUpdated} {
 		if st != nil {
 			st.Close()
 		}
@@ -155,9 +158,13 @@ func (rc *rawConn) queryInts(ctx context.Context, st rawStmt, dest []*int64, arg
 // readHeadRaw reads a session's head inside the committer's transaction.
 func (rc *rawConn) readHeadRaw(ctx context.Context, session string) (*head, error) {
 	h := &head{}
-	err := rc.queryInts(ctx, rc.readHead, []*int64{&h.leaf, &h.last, &h.updated}, session)
+	var atEnd int64
+	err := rc.queryInts(ctx, rc.readHead, []*int64{&h.leaf, &h.last, &h.updated, &atEnd}, session)
 	if errors.Is(err, io.EOF) {
 		return nil, ErrNotFound
+	}
+	if h.atEnd = atEnd != 0; h.atEnd {
+		h.leaf = h.last // leaf_seq is not kept up to date (leafExpr)
 	}
 	return h, err
 }

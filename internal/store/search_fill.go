@@ -18,7 +18,7 @@ func (s *Store) fillSessions(ctx context.Context, matches []SessionMatch) ([]Ses
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT `+sessionCols+` FROM sessions
+	rows, err := s.r.QueryContext(ctx, `SELECT `+sessionSelect+` FROM sessions
 		WHERE id IN (SELECT value FROM json_each(?))`, string(list))
 	if err != nil {
 		return nil, err

@@ -57,6 +57,18 @@ const sessionCols = `id, title, workspace, mode, model, explorer_model, status,
 	sensitive_patterns, session_memory, parent_session_id, forked_from_seq, leaf_seq,
 	created_at, updated_at`
 
+// leafExpr is a session row's leaf (in a query on sessions not aliased):
+// with leaf_at_end set, the append path no longer stores it at each
+// commit and it is the last event's seq (migrations/0010_leaf_at_end.sql).
+const leafExpr = `CASE WHEN leaf_at_end THEN
+	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id) ELSE leaf_seq END`
+
+// sessionSelect reads sessionCols (scanSession), the leaf by leafExpr.
+const sessionSelect = `id, title, workspace, mode, model, explorer_model, status,
+	owner_pid, owner_host, owner_start, auto_approve_commands, auto_approve_sensitive_edits,
+	sensitive_patterns, session_memory, parent_session_id, forked_from_seq, ` + leafExpr + `,
+	created_at, updated_at`
+
 type scanner interface{ Scan(dest ...any) error }
 
 func (s *Store) scanSession(row scanner) (*Session, error) {
@@ -164,7 +176,7 @@ func (s *Store) Session(ctx context.Context, id string) (*Session, error) {
 func (s *Store) session(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }, id string) (*Session, error) {
-	sess, err := s.scanSession(q.QueryRowContext(ctx, `SELECT `+sessionCols+` FROM sessions WHERE id = ?`, id))
+	sess, err := s.scanSession(q.QueryRowContext(ctx, `SELECT `+sessionSelect+` FROM sessions WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("session %s: %w", id, ErrNotFound)
 	}
@@ -276,7 +288,7 @@ func (s *Store) ListSessions(ctx context.Context, f ListFilter) ([]Session, erro
 		where += " AND status = ?"
 		args = append(args, string(f.Status))
 	}
-	q := `SELECT ` + sessionCols + ` FROM sessions WHERE ` + where + ` ORDER BY updated_at DESC, id DESC`
+	q := `SELECT ` + sessionSelect + ` FROM sessions WHERE ` + where + ` ORDER BY updated_at DESC, id DESC`
 	if !pageInGo && (f.Limit > 0 || f.Offset > 0) {
 		q += ` LIMIT ? OFFSET ?`
 		args = append(args, limitOrAll(f.Limit), f.Offset)
