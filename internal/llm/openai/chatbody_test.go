@@ -14,9 +14,8 @@ import (
 // struct through json.Marshal) and with one.
 var bodyEncoders = wiretest.BodyEncoders{
 	Plain: func(r *llm.ChatRequest) ([]byte, error) { return json.Marshal(newChatRequest(r)) },
-	Cached: func(r *llm.ChatRequest) ([]byte, error) {
-		p, err := chatBody(r).(wire.BodyEncoder).EncodeBody()
-		return p.Bytes(), err
+	Cached: func(r *llm.ChatRequest) ([][]byte, error) {
+		return chatBody(r).(wire.BodyEncoder).EncodeBody()
 	},
 }
 

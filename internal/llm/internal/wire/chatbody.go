@@ -37,9 +37,22 @@ type ChatBody struct {
 
 // chatCache is what a ChatBody keeps in its cache: the last request's
 // messages, each with its encoding, and its tools'.
+//
+// The encodings of messages 1 to nf, which requests promised to keep
+// (ChatBody.Kept), are copied into frozen chunks, so that a body is a
+// handful of pieces however long the conversation: a piece per chunk of
+// frozenChunk bytes instead of one a message (the piece list allocated,
+// and the transport's writev iterated, per message). A chunk is
+// append-only: a body holds chunk[:n] of the moment, appending writes only
+// past every length handed out, and cutting one (a message in it changed)
+// clips its capacity, so that the bytes a body holds are never written
+// again. Nothing frozen is copied again.
 type chatCache struct {
-	msgs  []cachedMessage
-	tools []llm.Tool
+	msgs []cachedMessage
+	// frozen holds the encodings of messages 1 to nf, one after the other.
+	frozen [][]byte
+	nf     int
+	tools  []llm.Tool
 	// toolsEnc is `,"tools":[…]`, nil without tools.
 	toolsEnc []byte
 	// id is the request encoded last (ChatBody.ID; 0: none or not
@@ -49,9 +62,14 @@ type chatCache struct {
 
 type cachedMessage struct {
 	m llm.Message // its Images and ToolCalls slices are copies
-	// enc is "," followed by the message's JSON; never modified.
-	enc []byte
+	// enc is "," followed by the message's JSON; never modified. Nil for
+	// a message in frozen, whose encoding ends at end in chunk.
+	enc        []byte
+	chunk, end int
 }
+
+// frozenChunk is the size of a frozen chunk (larger for a larger message).
+const frozenChunk = 16 << 10
 
 // errRestNotObject is a programming error: Rest must encode as an object
 // with members.
@@ -83,13 +101,16 @@ func (c *ChatBody) EncodeBody() (Pieces, error) {
 	}
 	defer func() { release(cc) }()
 
-	p := make(Pieces, 0, len(c.Messages)+4)
+	if err := cc.messages(c); err != nil {
+		return nil, err
+	}
+	// The head, the system message, frozen, the messages after it, "]",
+	// the tools and the rest.
+	p := make(Pieces, 0, 6+len(cc.frozen)+len(c.Messages)-cc.nf)
 	head := make([]byte, 0, len(`{"model":,"messages":[`)+len(model))
 	head = append(append(append(head, `{"model":`...), model...), `,"messages":[`...)
 	p = append(p, head)
-	if err := cc.messages(c, &p); err != nil {
-		return nil, err
-	}
+	p = cc.pieces(p, len(c.Messages))
 	p = append(p, []byte("]"))
 	if err := cc.toolsPiece(c.Tools, &p); err != nil {
 		return nil, err
@@ -98,12 +119,13 @@ func (c *ChatBody) EncodeBody() (Pieces, error) {
 	return append(p, rest), nil
 }
 
-// messages appends the messages' encodings to p, encoding those that are
-// not the ones kept at their position, and drops what the cache held past
-// the request's last message. The messages the request says it kept
+// messages makes the cache hold the request's messages, encoding those
+// that are not the ones kept at their position, and drops what it held
+// past the request's last message. The messages the request says it kept
 // (ChatBody.Kept) are taken without comparing them, so that a request
-// costs what its new messages cost, but for one piece per message.
-func (cc *chatCache) messages(c *ChatBody, p *Pieces) error {
+// costs what its new messages cost; they are then joined in frozen, and
+// sent as one piece.
+func (cc *chatCache) messages(c *ChatBody) error {
 	// Messages 1 to kept are known to be those kept at their positions
 	// (ChatBody.Kept): no comparison.
 	kept := 0
@@ -111,37 +133,109 @@ func (cc *chatCache) messages(c *ChatBody, p *Pieces) error {
 		kept = min(c.Kept, len(c.Messages)-1, len(cc.msgs)-1)
 	}
 	cc.id = c.ID
-	for i := range c.Messages {
-		m := &c.Messages[i]
-		if (i == 0 || i > kept) && (i >= len(cc.msgs) || !sameMessage(&cc.msgs[i].m, m)) {
-			b, err := json.Marshal(c.Message(*m))
-			if err != nil {
-				cc.truncate(i)
-				cc.id = 0
-				return err
-			}
-			enc := append(make([]byte, 0, len(b)+1), ',')
-			e := cachedMessage{m: *m, enc: append(enc, b...)}
-			e.m.Images, e.m.ToolCalls = slices.Clone(m.Images), slices.Clone(m.ToolCalls)
-			if i < len(cc.msgs) {
-				cc.msgs[i] = e
-			} else {
-				cc.msgs = append(cc.msgs, e)
-			}
-		}
-		enc := cc.msgs[i].enc
-		if i == 0 {
-			enc = enc[1:]
-		}
-		*p = append(*p, enc)
-	}
 	cc.truncate(len(c.Messages))
+	for i := range c.Messages {
+		if i != 0 && i <= kept {
+			continue
+		}
+		m := &c.Messages[i]
+		if i < len(cc.msgs) && sameMessage(&cc.msgs[i].m, m) {
+			continue
+		}
+		if err := cc.encode(c, i); err != nil {
+			cc.truncate(i)
+			cc.id = 0
+			return err
+		}
+	}
+	cc.freeze(kept)
 	return nil
+}
+
+// pieces appends the encodings of the n messages the cache holds to p.
+func (cc *chatCache) pieces(p Pieces, n int) Pieces {
+	if n == 0 {
+		return p
+	}
+	p = append(p, cc.msgs[0].enc[1:])
+	for _, f := range cc.frozen {
+		p = append(p, f[:len(f):len(f)])
+	}
+	for i := cc.nf + 1; i < n; i++ {
+		p = append(p, cc.msgs[i].enc)
+	}
+	return p
+}
+
+// encode encodes message i of the request into the cache, replacing what
+// was kept at its position (and cutting frozen there).
+func (cc *chatCache) encode(c *ChatBody, i int) error {
+	m := &c.Messages[i]
+	b, err := json.Marshal(c.Message(*m))
+	if err != nil {
+		return err
+	}
+	enc := append(make([]byte, 0, len(b)+1), ',')
+	e := cachedMessage{m: *m, enc: append(enc, b...)}
+	e.m.Images, e.m.ToolCalls = slices.Clone(m.Images), slices.Clone(m.ToolCalls)
+	if i < len(cc.msgs) {
+		cc.thaw(i)
+		cc.msgs[i] = e
+	} else {
+		cc.msgs = append(cc.msgs, e)
+	}
+	return nil
+}
+
+// freeze copies the encodings of messages nf+1 to n into frozen.
+func (cc *chatCache) freeze(n int) {
+	for i := cc.nf + 1; i <= n; i++ {
+		e := &cc.msgs[i]
+		last := len(cc.frozen) - 1
+		if last < 0 || cap(cc.frozen[last])-len(cc.frozen[last]) < len(e.enc) {
+			cc.frozen = append(cc.frozen, make([]byte, 0, max(frozenChunk, len(e.enc))))
+			last++
+		}
+		cc.frozen[last] = append(cc.frozen[last], e.enc...)
+		e.enc, e.chunk, e.end = nil, last, len(cc.frozen[last])
+	}
+	cc.nf = max(cc.nf, n)
+}
+
+// thaw takes messages i to nf out of frozen: each gets its encoding back
+// (a slice of its chunk, which is never written again), and frozen ends
+// before message i, the capacity of its chunk clipped.
+func (cc *chatCache) thaw(i int) {
+	if i < 1 || i > cc.nf {
+		return
+	}
+	ci := cc.msgs[i].chunk
+	start := 0
+	if p := &cc.msgs[i-1]; i > 1 && p.chunk == ci {
+		start = p.end
+	}
+	from, chunk := start, ci
+	for k := i; k <= cc.nf; k++ {
+		e := &cc.msgs[k]
+		if e.chunk != chunk {
+			from, chunk = 0, e.chunk
+		}
+		e.enc, from = cc.frozen[e.chunk][from:e.end:e.end], e.end
+		e.chunk, e.end = 0, 0
+	}
+	keep := ci
+	if start > 0 {
+		cc.frozen[ci] = cc.frozen[ci][:start:start]
+		keep++
+	}
+	clear(cc.frozen[keep:])
+	cc.frozen, cc.nf = cc.frozen[:keep], i-1
 }
 
 // truncate forgets the messages from position n on.
 func (cc *chatCache) truncate(n int) {
 	if n < len(cc.msgs) {
+		cc.thaw(max(n, 1))
 		clear(cc.msgs[n:])
 		cc.msgs = cc.msgs[:n]
 	}

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -141,5 +142,40 @@ func TestPiecesBody(t *testing.T) {
 	setBody(empty, Pieces{nil})
 	if empty.Body != http.NoBody || empty.ContentLength != 0 {
 		t.Error("an empty body is not NoBody")
+	}
+}
+
+// TestChatBodyFewPieces: the messages requests promised to keep are sent
+// as one piece, so that a body's piece list does not grow with the
+// conversation; the bodies are those of the whole request encoded at once.
+func TestChatBodyFewPieces(t *testing.T) {
+	cache := new(llm.EncodeCache)
+	msgs := []llm.Message{{Role: "system", Content: "sys"}, {Role: "user", Content: "task"}}
+	for i := range 100 {
+		msgs = append(msgs, llm.Message{Role: "assistant", Content: fmt.Sprint("call ", i)}, llm.Message{Role: "tool", Content: "ok"})
+		b := testBody("d", cache, msgs...)
+		b.ID = uint64(i + 1)
+		if i > 0 {
+			b.KeptFrom, b.Kept = uint64(i), len(msgs)-3
+		}
+		p, err := b.EncodeBody()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conv := make([]testMessage, len(msgs))
+		for k, m := range msgs {
+			conv[k] = testMessage{Role: string(m.Role), Content: m.Content}
+		}
+		want, _ := json.Marshal(struct {
+			Model    string        `json:"model"`
+			Messages []testMessage `json:"messages"`
+			testRest
+		}{"m", conv, testRest{Stream: true}})
+		if got := p.Bytes(); !bytes.Equal(got, want) {
+			t.Fatalf("request %d:\n%s\nwant\n%s", i, got, want)
+		}
+		if len(p) > 8 {
+			t.Fatalf("request %d (%d messages): %d pieces", i, len(msgs), len(p))
+		}
 	}
 }

@@ -67,7 +67,11 @@ func BenchIterations(b *testing.B, n int, cached bool, send func(*llm.ChatReques
 	i := 0
 	for b.Loop() {
 		i++
-		send(&reqs[i%len(reqs)])
+		// Numbered, each promising the history before the last two
+		// messages kept from the one before, as the agent's requests do.
+		r := &reqs[i%len(reqs)]
+		r.ID, r.KeptFrom, r.Kept = uint64(i), uint64(i-1), n-3
+		send(r)
 	}
 	b.ReportMetric(float64(cpuNow()-cpu0)/float64(b.N), "cpu-ns/op")
 }

@@ -14,18 +14,21 @@ import (
 
 // BodyEncoders are a dialect's two ways to encode a chat request: plain is
 // json.Marshal of the whole request struct (what is sent without a cache),
-// cached assembles the body with the request's EncodeCache.
+// cached assembles the body with the request's EncodeCache, in pieces
+// (wire.Pieces) that must stay as they are while later requests are built.
 type BodyEncoders struct {
 	Plain  func(*llm.ChatRequest) ([]byte, error)
-	Cached func(*llm.ChatRequest) ([]byte, error)
+	Cached func(*llm.ChatRequest) ([][]byte, error)
 }
 
 // SameBody checks that req encodes to the same bytes, or fails the same
 // way, both ways.
-func SameBody(t testing.TB, enc BodyEncoders, req *llm.ChatRequest, step string) {
+// It returns the cached body's pieces.
+func SameBody(t testing.TB, enc BodyEncoders, req *llm.ChatRequest, step string) [][]byte {
 	t.Helper()
 	want, werr := enc.Plain(req)
-	got, gerr := enc.Cached(req)
+	pieces, gerr := enc.Cached(req)
+	got := bytes.Join(pieces, nil)
 	if (werr != nil) != (gerr != nil) || (werr != nil && werr.Error() != gerr.Error()) {
 		t.Fatalf("%s: errors differ: plain %v, cached %v", step, werr, gerr)
 	}
@@ -36,6 +39,7 @@ func SameBody(t testing.TB, enc BodyEncoders, req *llm.ChatRequest, step string)
 		}
 		t.Fatalf("%s: bodies differ at byte %d:\ncached …%s\nplain  …%s", step, i, clip(got[i:]), clip(want[i:]))
 	}
+	return pieces
 }
 
 func clip(b []byte) []byte { return b[:min(len(b), 120)] }
@@ -52,6 +56,25 @@ func Conversation(t testing.TB, enc BodyEncoders, r *rand.Rand, steps int, extra
 	req := &llm.ChatRequest{Model: "qwen3:8b", Cache: cache,
 		Messages: []llm.Message{{Role: llm.RoleSystem, Content: "You are olly. <rules> & more"}}}
 	g.tools(req)
+	// Every body's pieces and bytes: none may change under the requests
+	// built after it (a transport may still be sending it).
+	type held struct {
+		pieces [][]byte
+		body   []byte
+		step   string
+	}
+	var bodies []held
+	defer func() {
+		for _, h := range bodies {
+			if got := bytes.Join(h.pieces, nil); !bytes.Equal(got, h.body) {
+				i := 0
+				for i < len(got) && i < len(h.body) && got[i] == h.body[i] {
+					i++
+				}
+				t.Fatalf("%s: the body changed under later requests at byte %d:\nnow …%s\nwas …%s", h.step, i, clip(got[i:]), clip(h.body[i:]))
+			}
+		}
+	}()
 	for i := range steps {
 		kept := g.evolve(req)
 		// A new slice each request, as the agent renders it, sharing the
@@ -68,7 +91,10 @@ func Conversation(t testing.TB, enc BodyEncoders, r *rand.Rand, steps int, extra
 		if g.r.IntN(10) == 0 {
 			continue
 		}
-		SameBody(t, enc, &sent, fmt.Sprintf("step %d (%d messages, %d kept)", i, len(sent.Messages), sent.Kept))
+		step := fmt.Sprintf("step %d (%d messages, %d kept)", i, len(sent.Messages), sent.Kept)
+		if p := SameBody(t, enc, &sent, step); p != nil {
+			bodies = append(bodies, held{p, bytes.Join(p, nil), step})
+		}
 	}
 }
 
