@@ -23,6 +23,10 @@ type EventRecord struct {
 	// Type is the event's snake_case wire name.
 	Type    string          `json:"type"`
 	Payload json.RawMessage `json:"payload"`
+	// Marshalled says that Payload is what json.Marshal returned, which is
+	// valid JSON: the append does not parse it again to check (the
+	// session's records, a few KB each, at every step).
+	Marshalled bool `json:"-"`
 	// Text is what search indexes for this event (user and assistant text,
 	// mostly); empty means the event is not searchable. It is written
 	// only: reads leave it empty, since the payload carries the content.
@@ -254,7 +258,7 @@ func validateRecord(rec *EventRecord) error {
 	}
 	if len(rec.Payload) == 0 {
 		rec.Payload = json.RawMessage("{}")
-	} else if !json.Valid(rec.Payload) {
+	} else if !rec.Marshalled && !json.Valid(rec.Payload) {
 		return fmt.Errorf("append %s to session %s: payload is not valid JSON", rec.Type, rec.Session)
 	}
 	return nil
