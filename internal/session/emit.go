@@ -58,7 +58,7 @@ func (s *Service) emit(ctx context.Context, sessionID string, turn int, p event.
 	if err != nil {
 		return ev, fmt.Errorf("encode %s event: %w", p.EventType(), err)
 	}
-	rec := &store.EventRecord{Session: sessionID, Turn: turn, Type: string(p.EventType()), Payload: data, Text: searchText(p)}
+	rec := &store.EventRecord{Session: sessionID, Turn: turn, Type: string(p.EventType()), Payload: data, Marshalled: true, Text: searchText(p)}
 	item, err := pub.durable(ctx, s.store, s.bus, ev, rec, !queued)
 	if err != nil {
 		return ev, fmt.Errorf("record %s event: %w", p.EventType(), err)
