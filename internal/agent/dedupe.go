@@ -32,10 +32,11 @@ func readOnly(name string) bool {
 	return false
 }
 
-// plan marks the calls that repeat an earlier one. Calls with a problem
-// (they will not run) are not considered.
-func (d *dedupe) plan(calls []call) []bool {
-	dup := make([]bool, len(calls))
+// plan marks the calls that repeat an earlier one, and returns the calls'
+// signatures for remember (computed once: each parses the arguments).
+// Calls with a problem (they will not run) are not considered.
+func (d *dedupe) plan(calls []call) (dup []bool, sigs []string) {
+	dup, sigs = make([]bool, len(calls)), make([]string, len(calls))
 	seen := map[string]bool{}
 	for _, m := range d.recent {
 		for s := range m {
@@ -47,6 +48,7 @@ func (d *dedupe) plan(calls []call) []bool {
 			continue
 		}
 		sig := signature(c.Name, c.Arguments)
+		sigs[i] = sig
 		if seen[sig] {
 			dup[i] = true
 			continue
@@ -56,11 +58,11 @@ func (d *dedupe) plan(calls []call) []bool {
 		}
 		seen[sig] = true
 	}
-	return dup
+	return dup, sigs
 }
 
-// remember records the calls that ran this iteration.
-func (d *dedupe) remember(calls []call, ran []bool) {
+// remember records the calls that ran this iteration; sigs are plan's.
+func (d *dedupe) remember(calls []call, ran []bool, sigs []string) {
 	cur := map[string]bool{}
 	changed := false
 	for i, c := range calls {
@@ -70,7 +72,11 @@ func (d *dedupe) remember(calls []call, ran []bool) {
 		if !readOnly(c.Name) {
 			cur, changed = map[string]bool{}, true
 		}
-		cur[signature(c.Name, c.Arguments)] = true
+		sig := sigs[i]
+		if sig == "" { // a call plan did not consider
+			sig = signature(c.Name, c.Arguments)
+		}
+		cur[sig] = true
 	}
 	if changed || len(d.recent) == 0 {
 		d.recent = []map[string]bool{cur}

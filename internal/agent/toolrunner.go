@@ -160,7 +160,7 @@ func normalizeArgs(a json.RawMessage) json.RawMessage {
 // and action ids unique in the session.
 func (r *toolRunner) runBatch(ctx context.Context, calls []call, ids string, iter int) *batchResult {
 	b := &batchResult{}
-	dup := r.dedupe.plan(calls)
+	dup, sigs := r.dedupe.plan(calls)
 	skip := skips(calls, dup)
 	ran := make([]bool, len(calls))
 	group := fmt.Sprintf("g%s-%d", ids, iter)
@@ -185,7 +185,7 @@ func (r *toolRunner) runBatch(ctx context.Context, calls []call, ids string, ite
 	if shown {
 		_ = r.emit(keep, event.ProgressGroupFinish{GroupID: group})
 	}
-	r.dedupe.remember(calls, ran)
+	r.dedupe.remember(calls, ran, sigs)
 	r.batchNotes(keep, calls, dup, iter)
 	return b
 }

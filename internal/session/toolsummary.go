@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -31,7 +32,30 @@ func ToolCallSummary(calls []llm.ToolCall) string {
 
 // CallPhrase describes one call as a verb phrase without subject ("read
 // main.go", "ran `go test ./...`").
+//
+// The last call's phrase is kept: an iteration asks for the same call's
+// three times (the step for the fallback summary, the history's content of
+// an answer without text, its rendering), and each parses the arguments.
+// Arguments over phraseMemoMax bytes are not kept (a file's content).
 func CallPhrase(name string, arguments json.RawMessage) string {
+	if m := lastPhrase.Load(); m != nil && m.name == name && m.args == string(arguments) {
+		return m.phrase
+	}
+	p := callPhrase(name, arguments)
+	if len(arguments) <= phraseMemoMax {
+		lastPhrase.Store(&phraseMemo{name: name, args: string(arguments), phrase: p})
+	}
+	return p
+}
+
+// phraseMemo is the last phrase CallPhrase made, and of what.
+type phraseMemo struct{ name, args, phrase string }
+
+var lastPhrase atomic.Pointer[phraseMemo]
+
+const phraseMemoMax = 4 << 10
+
+func callPhrase(name string, arguments json.RawMessage) string {
 	var args map[string]any
 	_ = json.Unmarshal(arguments, &args) // no arguments: the generic phrase
 	str := func(keys ...string) string {
