@@ -28,10 +28,6 @@ func symbolTool(name string) bool {
 	return false
 }
 
-// exitCode finds a failed command's exit status in run_terminal_command's
-// result ("[exit code 2, 1.3s]", shell.Result.Text).
-var exitCode = regexp.MustCompile(`\n\[exit code ([1-9][0-9]*),`)
-
 // memoryObserver turns recorded events into notes.
 type memoryObserver struct {
 	mem *sessionMemory
@@ -66,27 +62,60 @@ func (o *memoryObserver) result(c llm.ToolCall, res event.ToolResult) {
 	if notRun(res.Content) {
 		return // duplicates, calls over the cap, canceled calls
 	}
-	args, _ := tools.ParseArgs(c.Arguments) // bad arguments: no path, no symbol
-	path, _ := args.Path()
+	// The arguments are parsed only for what needs them: most results
+	// (a command that exited 0) add no entry.
+	args := func() tools.Args {
+		a, _ := tools.ParseArgs(c.Arguments) // bad arguments: no path, no symbol
+		return a
+	}
 	if res.IsError {
+		path, _ := args().Path()
 		o.mem.addEntry(memError, errorNote(c.Name, path, res.Content))
 		return
 	}
 	switch {
-	case c.Name == "read_file" && path != "":
-		o.mem.addEntry(memFileRead, path)
-	case c.Name == "write_file" && path != "":
-		o.mem.addEntry(memFileWrite, path)
+	case c.Name == "read_file" || c.Name == "write_file":
+		kind := memFileRead
+		if c.Name == "write_file" {
+			kind = memFileWrite
+		}
+		if path, _ := args().Path(); path != "" {
+			o.mem.addEntry(kind, path)
+		}
 	case c.Name == "run_terminal_command":
-		if m := exitCode.FindStringSubmatch(res.Content); m != nil {
-			cmd, _ := args.String("command")
-			o.mem.addEntry(memError, fmt.Sprintf("`%s` exited with code %s", oneLine(cmd, 80), m[1]))
+		if code, ok := failedExit(res.Content); ok {
+			cmd, _ := args().String("command")
+			o.mem.addEntry(memError, fmt.Sprintf("`%s` exited with code %s", oneLine(cmd, 80), code))
 		}
 	case symbolTool(c.Name):
-		if name, _ := args.String("symbolName", "symbol", "symbol_name", "name", "query"); name != "" {
+		if name, _ := args().String("symbolName", "symbol", "symbol_name", "name", "query"); name != "" {
 			o.mem.addEntry(memFunction, oneLine(name, 80))
 		}
 	}
+}
+
+// failedExit finds a failed command's exit status in run_terminal_command's
+// result ("[exit code 2, 1.3s]", shell.Result.Text): the first
+// "\n[exit code N," with N a number not 0, what the regular expression
+// `\n\[exit code ([1-9][0-9]*),` matched first (FuzzFailedExit).
+func failedExit(content string) (string, bool) {
+	const mark = "\n[exit code "
+	for i := strings.Index(content, mark); i >= 0; {
+		rest := content[i+len(mark):]
+		n := 0
+		for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+			n++
+		}
+		if n > 0 && rest[0] != '0' && n < len(rest) && rest[n] == ',' {
+			return rest[:n], true
+		}
+		j := strings.Index(rest, mark)
+		if j < 0 {
+			break
+		}
+		i += len(mark) + j
+	}
+	return "", false
 }
 
 // notRun reports a result that says the call was not run: it taught
