@@ -216,6 +216,59 @@ __olly_exit() {
 # ignored (bash refuses to redefine a readonly function).
 builtin readonly -f __olly_next __olly_begin __olly_clear __olly_clearv __olly_reset __olly_post __olly_save __olly_exit
 
+# The loop runs again if a command leaves it (break, break 9).
+# A request with the sync flag first takes over the state the
+# session's other bash saved, at the top level (a declare in a function
+# would make the variables local), keeping olly's own variables of this
+# bash, with its stdio on /dev/null opened by path (a command may have
+# closed fd 12). A command's stdin is /dev/null: bash's own, unless a command's
+# exec changed it (two stat calls tell; the redirection costs a dozen).
+# bash undoes a group's redirections last first, and stops at the
+# first it cannot undo (a command closed the copy it saved): stdout,
+# the frame pipe, is redirected last, so it is put back first.
+__olly_loop='while __olly_post; __olly_next; do
+	if [[ ${__olly_req[4]} == d ]]; then
+		__olly_ok=
+		{
+			[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
+			[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
+		} </dev/null >/dev/null 2>&1
+		[[ -n $__olly_ok ]] || builtin exit 1
+	elif [[ -n ${__olly_req[4]} ]]; then
+		__olly_clear
+		__olly_keep=("$__olly_d" "$__olly_last" "${__olly_forced[@]}")
+		builtin shopt -s expand_aliases
+		__olly_ok=
+		{
+			[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
+			[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
+		} </dev/null >/dev/null 2>&1
+		builtin shopt -u expand_aliases
+		# Not sourced (the file or /dev/null could not be opened): this
+		# bash, its state wiped, must run nothing and save nothing.
+		[[ -n $__olly_ok ]] || builtin exit 1
+		__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
+		builtin unset __olly_keep
+	fi
+	__olly_begin
+	if [[ /dev/fd/0 -ef /dev/fd/12 ]]; then
+		{
+			[[ $__olly_sv != 1 ]] || builtin shopt -s expand_aliases
+			builtin eval -- "$__olly_cmd"
+		} 2>"$__olly_out" >&2
+	else
+		{
+			[[ $__olly_sv != 1 ]] || builtin shopt -s expand_aliases
+			builtin eval -- "$__olly_cmd"
+		} </dev/null 2>"$__olly_out" >&2
+	fi
+done
+[[ -n $__olly_eof ]] || { builtin shopt -u expand_aliases; builtin eval -- "$__olly_loop"; }'
+# Readonly, and set before any saved state is sourced: a command that
+# set it and left the loop (break) would run its own loop instead,
+# faking every later command (TestLoopCannotBeReplaced).
+builtin readonly __olly_loop
+
 # bash's own variables (the ones not exported at start): a sync leaves
 # them alone.
 builtin declare -A __olly_own __olly_ex
@@ -271,54 +324,6 @@ builtin shopt -u inherit_errexit
 	__olly_bg=
 
 	__olly_reset
-	# The loop runs again if a command leaves it (break, break 9).
-	# A request with the sync flag first takes over the state the
-	# session's other bash saved, at the top level (a declare in a function
-	# would make the variables local), keeping olly's own variables of this
-	# bash, with its stdio on /dev/null opened by path (a command may have
-	# closed fd 12). A command's stdin is /dev/null: bash's own, unless a command's
-	# exec changed it (two stat calls tell; the redirection costs a dozen).
-	# bash undoes a group's redirections last first, and stops at the
-	# first it cannot undo (a command closed the copy it saved): stdout,
-	# the frame pipe, is redirected last, so it is put back first.
-	__olly_loop='while __olly_post; __olly_next; do
-		if [[ ${__olly_req[4]} == d ]]; then
-			__olly_ok=
-			{
-				[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
-				[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
-			} </dev/null >/dev/null 2>&1
-			[[ -n $__olly_ok ]] || builtin exit 1
-		elif [[ -n ${__olly_req[4]} ]]; then
-			__olly_clear
-			__olly_keep=("$__olly_d" "$__olly_last" "${__olly_forced[@]}")
-			builtin shopt -s expand_aliases
-			__olly_ok=
-			{
-				[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
-				[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
-			} </dev/null >/dev/null 2>&1
-			builtin shopt -u expand_aliases
-			# Not sourced (the file or /dev/null could not be opened): this
-			# bash, its state wiped, must run nothing and save nothing.
-			[[ -n $__olly_ok ]] || builtin exit 1
-			__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
-			builtin unset __olly_keep
-		fi
-		__olly_begin
-		if [[ /dev/fd/0 -ef /dev/fd/12 ]]; then
-			{
-				[[ $__olly_sv != 1 ]] || builtin shopt -s expand_aliases
-				builtin eval -- "$__olly_cmd"
-			} 2>"$__olly_out" >&2
-		else
-			{
-				[[ $__olly_sv != 1 ]] || builtin shopt -s expand_aliases
-				builtin eval -- "$__olly_cmd"
-			} </dev/null 2>"$__olly_out" >&2
-		fi
-	done
-	[[ -n $__olly_eof ]] || { builtin shopt -u expand_aliases; builtin eval -- "$__olly_loop"; }'
 	builtin eval -- "$__olly_loop"
 } 3<&- 4<&- 5<&-
 builtin exit 0

@@ -125,6 +125,36 @@ func TestOllysFunctionsCannotBeReplaced(t *testing.T) {
 	}
 }
 
+// TestLoopCannotBeReplaced: a command that sets the text of olly's loop
+// and leaves the loop (break), so that bash parses the loop again, does
+// not get its own loop run: the next command runs for real, and so does
+// one in a later bash that restored the saved state.
+func TestLoopCannotBeReplaced(t *testing.T) {
+	m, _ := newTestManager(t, nil)
+	sh := m.Session("s1")
+	fake := `while __olly_post; IFS= builtin read -r -n 1 -u 10 __olly_w; do builtin mapfile -d "" -t -u 3 __olly_req 3</proc/self/fd/11; __olly_tok=${__olly_req[0]} __olly_in=1 __olly_sv=0; builtin printf "B\\0%s\\0" "$__olly_tok"; echo faked >"${__olly_req[2]}"; done`
+	mustRun(t, sh, `__olly_loop='`+fake+`'; break`, RunOptions{})
+	res := mustRun(t, sh, "echo real; exit 3", RunOptions{})
+	if strings.Contains(res.Output, "faked") || !strings.Contains(res.Output, "real") || res.ExitCode != 3 {
+		t.Fatalf("a command replaced olly's loop: %s", res.Text())
+	}
+	// A state that sets it, restored by the next bash, does not either.
+	state := filepath.Join(sh.dir, "state")
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatalf("no saved state to restore (%v)", err)
+	}
+	if err := os.WriteFile(state, append(b, "\ndeclare -r __olly_loop='"+fake+"'\n"...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		res := mustRun(t, sh, `echo "real `+strconv.Itoa(i)+`"; break`, RunOptions{})
+		if strings.TrimSpace(res.Output) != "real "+strconv.Itoa(i) {
+			t.Fatalf("a restored state replaced olly's loop: %s", res.Text())
+		}
+	}
+}
+
 // TestNextTokenCannotBeGuessed: the next command's marker is not this
 // one's with the counter increased (a forged frame needs it).
 func TestNextTokenCannotBeGuessed(t *testing.T) {
