@@ -22,7 +22,8 @@
 # the timeout, TestBashStdoutKeptPastACommand). SLOT names the state
 # file (STATE_DIR/state<SLOT>) olly copied there from what an earlier bash
 # of the session saved last ("" for none); the NAME=VALUE pairs are exported before every command
-# (TERM=dumb, TMPDIR, ...). Saves alternate between state0 and state1, so
+# that follows a state change (TERM=dumb, TMPDIR, ...: a stateless command
+# cannot change them). Saves alternate between state0 and state1, so
 # a bash killed while saving never spoils the last complete state.
 #
 # First of all, before anything a bash too old for the rest could fail on,
@@ -62,53 +63,6 @@
 # "builtin" because the session may define functions with their names.
 
 builtin printf 'V\0%s\0%s\0' "${BASH_VERSINFO[0]}" "${BASH_VERSINFO[1]}"
-
-# __olly_next waits for olly's next request and reads it.
-__olly_next() {
-	# -t: a TMOUT of the session's must not end the wait (and bash).
-	IFS= builtin read -r -n 1 -t 2147483 -u 10 __olly_w || { __olly_eof=1; return 1; }
-	# A fresh open of the file bash holds (its own read position, from
-	# the start: a job that inherited fd 11 and reads it cannot take the
-	# request away); the path only where /proc is missing. Opened at 3,
-	# which the driver's group keeps closed: bash has no descriptor to
-	# save and put back around the read (6 system calls, not 13 as with
-	# a redirection of the standard input).
-	builtin mapfile -d '' -t -u 3 __olly_req 3</proc/self/fd/11 ||
-		builtin mapfile -d '' -t -u 3 __olly_req 3<"$__olly_d/req" || { __olly_eof=1; return 1; }
-}
-
-# __olly_begin prepares the request read (after a sync, if any: the
-# state sourced then may have set olly's variables).
-__olly_begin() {
-	[[ ! -R _ ]] || builtin unset -n _
-	__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_sv=${__olly_req[3]} __olly_cmd=${__olly_req[5]}
-	# After a sync PWD is the other bash's: cd all the same.
-	if [[ $PWD != "${__olly_req[1]}" || -n ${__olly_req[4]} ]]; then
-		builtin cd -- "${__olly_req[1]}"
-	fi
-	# A command olly found stateless (save flag 0) is saved all the same if
-	# one of its command names is a function or an alias of the session.
-	# (What declare -F prints, the name, goes to the frame pipe, before
-	# the B frame, which olly allows: a redirection here would cost bash
-	# a dozen system calls.)
-	# BASH_ALIASES is looked into only while it is bash's own associative
-	# array: unset, or made an indexed one, it would have each name
-	# evaluated as arithmetic (ls='POSIXLY_CORRECT=1' assigns, a subscript
-	# runs code), and a nameref's target subscript even by ${BASH_ALIASES@a}
-	# (-R does not resolve it); then the command is saved. A nameref
-	# __olly_n (a command's declare -n) would make each name the value of
-	# the variable it names, hiding a function: it goes first.
-	builtin unset -n __olly_n
-	[[ ! -R BASH_ALIASES && ${BASH_ALIASES@a} == A ]] || __olly_sv=1
-	[[ $__olly_sv == 1 ]] || for __olly_n in "${__olly_req[@]:6}"; do
-		[[ -z ${BASH_ALIASES[$__olly_n]+x} ]] || __olly_sv=1
-		builtin declare -F -- "$__olly_n" && __olly_sv=1
-	done
-	builtin export OLLY_SHELL_RUN="$__olly_tok" "${__olly_forced[@]}"
-	IFS=$' \t\n'
-	__olly_in=1 __olly_bg=$!
-	builtin printf 'B\0%s\0' "$__olly_tok"
-}
 
 # __olly_clear empties what the session defined in this bash before it
 # takes over the state the session's other bash saved (the sync file
@@ -165,24 +119,6 @@ __olly_reset() {
 	builtin trap '__olly_exit' EXIT
 }
 
-# __olly_post ends the command that ran (if one did): the D frame first,
-# so olly can return the result, then the state is saved.
-__olly_post() {
-	__olly_rc=$?
-	[[ -n $__olly_in ]] || return 0
-	__olly_in=
-	# A command found stateless cannot have set options or traps (nor
-	# had aliases on: only a saved command turns them on).
-	[[ $__olly_sv != 1 ]] || __olly_reset
-	__olly_f=
-	[[ $! == "$__olly_bg" ]] || __olly_f=b
-	[[ $__olly_sv != 1 ]] || __olly_f+=s
-	builtin printf 'D\0%s\0%s\0%s\0%s\0' "$__olly_tok" "$__olly_rc" "$__olly_f" "$PWD"
-	[[ $__olly_sv == 1 ]] || return 0
-	__olly_save
-	builtin printf 'S\0%s\0%s\0' "$__olly_tok" "$__olly_last"
-}
-
 # __olly_save writes everything bash can print back as source: variables
 # with their attributes, functions (and which are exported) and aliases,
 # into the slot it did not save last.
@@ -214,8 +150,16 @@ __olly_exit() {
 # olly's functions are readonly, and defined before the restore: a command
 # cannot redefine them, and the copies of them a state file holds are
 # ignored (bash refuses to redefine a readonly function).
-builtin readonly -f __olly_next __olly_begin __olly_clear __olly_clearv __olly_reset __olly_post __olly_save __olly_exit
+builtin readonly -f __olly_clear __olly_clearv __olly_reset __olly_save __olly_exit
 
+# The loop: olly's code between two commands, at the top level, not in
+# functions: bash copies a function's whole body at each call and frees it
+# after (the three functions it called per command cost ~140,000 of bash's
+# 886,000 instructions per command, callgrind of BenchmarkRunStep; see
+# docs/performance.md, "Session 30"). (A DEBUG trap a saved command set
+# runs before each statement here until __olly_reset ignores it, as it ran
+# before the call of the function that did this: either way before olly's
+# code, whose variables it can set.)
 # The loop runs again if a command leaves it (break, break 9).
 # A request with the sync flag first takes over the state the
 # session's other bash saved, at the top level (a declare in a function
@@ -226,48 +170,130 @@ builtin readonly -f __olly_next __olly_begin __olly_clear __olly_clearv __olly_r
 # bash undoes a group's redirections last first, and stops at the
 # first it cannot undo (a command closed the copy it saved): stdout,
 # the frame pipe, is redirected last, so it is put back first.
-__olly_loop='while __olly_post; __olly_next; do
-	if [[ ${__olly_req[4]} == d ]]; then
-		__olly_ok=
-		{
-			[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
-			[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
-		} </dev/null >/dev/null 2>&1
-		[[ -n $__olly_ok ]] || builtin exit 1
-	elif [[ -n ${__olly_req[4]} ]]; then
-		__olly_clear
-		__olly_keep=("$__olly_d" "$__olly_last" "${__olly_forced[@]}")
-		builtin shopt -s expand_aliases
-		__olly_ok=
-		{
-			[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
-			[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
-		} </dev/null >/dev/null 2>&1
-		builtin shopt -u expand_aliases
-		# Not sourced (the file or /dev/null could not be opened): this
-		# bash, its state wiped, must run nothing and save nothing.
-		[[ -n $__olly_ok ]] || builtin exit 1
-		__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
-		builtin unset __olly_keep
+# (No apostrophe in the comments inside: the loop is one quoted string.)
+__olly_loop='{ while
+	# The end of the command that ran (if one did): the D frame first, so
+	# olly can return the result, then the state is saved. A command found
+	# stateless cannot have set options or traps (nor had aliases on: only
+	# a saved command turns them on), nor changed anything the next one
+	# would have to check again (__olly_dirty stays 0).
+	__olly_rc=$?
+	if [[ -n $__olly_in ]]; then
+		__olly_in= __olly_f=
+		[[ $__olly_sv != 1 ]] || { __olly_reset; __olly_f=s __olly_dirty=1; }
+		[[ $! == "$__olly_bg" ]] || __olly_f=b$__olly_f
+		builtin printf "D\0%s\0%s\0%s\0%s\0" "$__olly_tok" "$__olly_rc" "$__olly_f" "$PWD"
+		if [[ $__olly_sv == 1 ]]; then
+			__olly_save
+			builtin printf "S\0%s\0%s\0" "$__olly_tok" "$__olly_last"
+		fi
 	fi
-	__olly_begin
-	if [[ /dev/fd/0 -ef /dev/fd/12 ]]; then
+	# Wait for the next request of olly and read it. -t: a TMOUT of the
+	# session must not end the wait (and bash). No IFS= before read: with
+	# -n 1 it cannot matter, and a temporary assignment makes bash build
+	# the environment of exported variables again after the builtin. The
+	# request is read through a fresh open of the file bash holds (its own
+	# read position, from the start: a job that inherited fd 11 and reads
+	# it cannot take the request away); the path only where /proc is
+	# missing. Opened at 3, which the driver group keeps closed: bash has
+	# no descriptor to save and put back around the read (6 system calls,
+	# not 13 as with a redirection of the standard input).
+	builtin read -r -n 1 -t 2147483 -u 10 __olly_w && {
+		builtin mapfile -d "" -t -u 3 __olly_req 3</proc/self/fd/11 ||
+			builtin mapfile -d "" -t -u 3 __olly_req 3<"$__olly_d/req"
+	} || ! __olly_eof=1
+do
+	if [[ -n ${__olly_req[4]} ]]; then
+		if [[ ${__olly_req[4]} == d ]]; then
+			__olly_ok=
+			{
+				[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
+				[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
+			} </dev/null >/dev/null 2>&1
+			[[ -n $__olly_ok ]] || builtin exit 1
+		else
+			__olly_clear
+			__olly_keep=("$__olly_d" "$__olly_last" "${__olly_forced[@]}")
+			builtin shopt -s expand_aliases
+			__olly_ok=
+			{
+				[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
+				[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
+			} </dev/null >/dev/null 2>&1
+			builtin shopt -u expand_aliases
+			# Not sourced (the file or /dev/null could not be opened): this
+			# bash, its state wiped, must run nothing and save nothing.
+			[[ -n $__olly_ok ]] || builtin exit 1
+			__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
+			builtin unset __olly_keep
+		fi
+		# The state sourced may have set the variables of olly.
+		__olly_dirty=1
+	fi
+	# After a saved command, a sync or at the start (__olly_dirty not 0):
+	# a nameref _ goes first (bash assigns _ after every simple command: a
+	# subscript in its target would run as code), and a nameref __olly_n
+	# (a declare -n of a command would make each name below the value of
+	# the variable it names, hiding a function). BASH_ALIASES is looked
+	# into only while it is the associative array of bash: unset, or made
+	# an indexed one, it would have each name evaluated as arithmetic
+	# (ls=POSIXLY_CORRECT=1 assigns, a subscript runs code), and the target
+	# subscript of a nameref even by ${BASH_ALIASES@a} (-R does not resolve
+	# it); then the command is saved (so the next one checks again). The
+	# forced variables are exported again and IFS set as bash starts with
+	# it ($__olly_ifs: readonly). A command found stateless changes none
+	# of these: after one, they are as they were checked and set.
+	if [[ $__olly_dirty != 0 ]]; then
+		[[ ! -R _ ]] || builtin unset -n _
+		builtin unset -n __olly_n
+		__olly_sv=${__olly_req[3]}
+		[[ ! -R BASH_ALIASES && ${BASH_ALIASES@a} == A ]] || __olly_sv=1
+		builtin export OLLY_SHELL_RUN="${__olly_req[0]}" "${__olly_forced[@]}"
+		IFS=$__olly_ifs
+	else
+		__olly_sv=${__olly_req[3]}
+		builtin export OLLY_SHELL_RUN="${__olly_req[0]}"
+	fi
+	__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_cmd=${__olly_req[5]}
+	# After a sync PWD is the one of the other bash: cd all the same.
+	if [[ $PWD != "${__olly_req[1]}" || -n ${__olly_req[4]} ]]; then
+		builtin cd -- "${__olly_req[1]}"
+	fi
+	# A command olly found stateless (save flag 0) is saved all the same if
+	# one of its command names is a function or an alias of the session.
+	# (What declare -F prints, the name, goes to the frame pipe, before
+	# the B frame, which olly allows: a redirection here would cost bash
+	# a dozen system calls.)
+	[[ $__olly_sv == 1 ]] || for __olly_n in "${__olly_req[@]:6}"; do
+		[[ -z ${BASH_ALIASES[$__olly_n]+x} ]] || __olly_sv=1
+		builtin declare -F -- "$__olly_n" && __olly_sv=1
+	done
+	__olly_in=1 __olly_bg=$!
+	builtin printf "B\0%s\0" "$__olly_tok"
+	# bash checks its stdin only where a command may have changed it, and
+	# again before each command while it is not /dev/null (the group puts
+	# /dev/null there for the command only).
+	if [[ $__olly_dirty == 0 || /dev/fd/0 -ef /dev/fd/12 ]]; then
+		__olly_dirty=0
 		{
 			[[ $__olly_sv != 1 ]] || builtin shopt -s expand_aliases
 			builtin eval -- "$__olly_cmd"
 		} 2>"$__olly_out" >&2
 	else
+		__olly_dirty=1
 		{
 			[[ $__olly_sv != 1 ]] || builtin shopt -s expand_aliases
 			builtin eval -- "$__olly_cmd"
 		} </dev/null 2>"$__olly_out" >&2
 	fi
 done
-[[ -n $__olly_eof ]] || { builtin shopt -u expand_aliases; builtin eval -- "$__olly_loop"; }'
+# One group with the loop, so bash parses this line with it, before the
+# command that leaves the loop turned aliases on and made some.
+[[ -n $__olly_eof ]] || { builtin shopt -u expand_aliases; builtin eval -- "$__olly_loop"; }; }'
 # Readonly, and set before any saved state is sourced: a command that
 # set it and left the loop (break) would run its own loop instead,
 # faking every later command (TestLoopCannotBeReplaced).
-builtin readonly __olly_loop
+builtin readonly __olly_loop __olly_ifs=$' \t\n'
 
 # bash's own variables (the ones not exported at start): a sync leaves
 # them alone.
@@ -322,6 +348,7 @@ builtin shopt -u inherit_errexit
 	__olly_eof=
 	__olly_tok=
 	__olly_bg=
+	__olly_dirty=1
 
 	__olly_reset
 	builtin eval -- "$__olly_loop"

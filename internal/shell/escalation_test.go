@@ -132,7 +132,7 @@ func TestOllysFunctionsCannotBeReplaced(t *testing.T) {
 func TestLoopCannotBeReplaced(t *testing.T) {
 	m, _ := newTestManager(t, nil)
 	sh := m.Session("s1")
-	fake := `while __olly_post; IFS= builtin read -r -n 1 -u 10 __olly_w; do builtin mapfile -d "" -t -u 3 __olly_req 3</proc/self/fd/11; __olly_tok=${__olly_req[0]} __olly_in=1 __olly_sv=0; builtin printf "B\\0%s\\0" "$__olly_tok"; echo faked >"${__olly_req[2]}"; done`
+	fake := `builtin printf "D\\0%s\\0%s\\0%s\\0%s\\0" "$__olly_tok" 0 "" "$PWD"; while builtin read -r -n 1 -u 10 __olly_w; do builtin mapfile -d "" -t -u 3 __olly_req 3</proc/self/fd/11; builtin printf "B\\0%s\\0" "${__olly_req[0]}"; echo faked >"${__olly_req[2]}"; builtin printf "D\\0%s\\0%s\\0%s\\0%s\\0" "${__olly_req[0]}" 0 "" "$PWD"; done`
 	mustRun(t, sh, `__olly_loop='`+fake+`'; break`, RunOptions{})
 	res := mustRun(t, sh, "echo real; exit 3", RunOptions{})
 	if strings.Contains(res.Output, "faked") || !strings.Contains(res.Output, "real") || res.ExitCode != 3 {
