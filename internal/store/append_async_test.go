@@ -118,7 +118,9 @@ func holdWriteLock(t *testing.T, other *Store, session string, seq int64) func()
 		VALUES (?, ?, ?, 0, 'x', '{}', 0)`, session, seq, seq-1); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(`UPDATE sessions SET leaf_seq = ?, leaf_at_end = 0 WHERE id = ?`, seq, session); err != nil {
+	// What a schema-10 committer writes: the flag (a no-op once set), never
+	// leaf_seq (SetLeaf alone stores it).
+	if _, err := tx.Exec(`UPDATE sessions SET leaf_at_end = 1 WHERE id = ?`, session); err != nil {
 		t.Fatal(err)
 	}
 	return func() {

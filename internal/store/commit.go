@@ -246,20 +246,30 @@ type head struct {
 // (nothing moves it at the end of a turn).
 const updatedGrain = 1000 // milliseconds
 
+// staleLeaf is what leaf_seq holds while leaf_at_end is set: no event
+// has that seq. Readers of this schema never read it (leafExpr); an olly
+// from before schema 10 that was already running when the file was
+// upgraded does, and then fails to find that event — its resume, Path
+// and Fork fail instead of working from the leaf of the flag's first
+// commit, which later appends left behind — and its append fails the
+// events' parent_seq check, or the guard trigger at its leaf write.
+const staleLeaf = int64(1) << 62
+
 // moveLeafTo records the session's new leaf, which is its last event
 // (an append always ends there): the row's leaf_at_end, once, and its
 // updated_at when that moved enough (updatedGrain). A row that says so
 // already, with an updated_at that stays, is left alone: no statement,
 // no page. Once the flag is set, leaf_seq is not written (the migration's
-// guard refuses an older olly's writes of it).
+// guard refuses an older olly's writes of it); setting the flag stores
+// staleLeaf there.
 func (rc *rawConn) moveLeafTo(ctx context.Context, id string, h *head) error {
 	d := h.at - h.updated
 	moved := d < 0 || d >= updatedGrain
 	switch {
 	case !h.atEnd && moved:
-		return rc.exec(ctx, rc.moveLeaf, h.leaf, h.at, id)
+		return rc.exec(ctx, rc.moveLeaf, staleLeaf, h.at, id)
 	case !h.atEnd:
-		return rc.exec(ctx, rc.moveLeafOnly, h.leaf, id)
+		return rc.exec(ctx, rc.moveLeafOnly, staleLeaf, id)
 	case moved:
 		return rc.exec(ctx, rc.moveUpdated, h.at, id)
 	}

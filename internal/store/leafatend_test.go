@@ -174,7 +174,7 @@ func TestLeafGuardRefusesOldWriter(t *testing.T) {
 	newSession(t, s, "a")
 	appendText(t, s, "a", "note", "one")
 	appendText(t, s, "a", "note", "two")
-	// The old committer's statements: its stale leaf is 1.
+	// The old committer's leaf write (it would store its next event, 3).
 	_, err := s.w.ExecContext(ctx, `UPDATE sessions SET leaf_seq = ?, updated_at = ? WHERE id = ?`, 3, 5, "a")
 	if err == nil || !strings.Contains(err.Error(), "restart olly") {
 		t.Fatalf("old olly's leaf write: err = %v, want the guard's message", err)
@@ -188,5 +188,39 @@ func TestLeafGuardRefusesOldWriter(t *testing.T) {
 	}
 	if sess, err := s.Session(ctx, "a"); err != nil || sess.LeafSeq != 2 {
 		t.Fatalf("leaf %d (%v), want 2", sess.LeafSeq, err)
+	}
+}
+
+// TestOldReaderFindsNoStaleLeaf: an olly from before leaf_at_end reads
+// leaf_seq as the leaf. On a flagged session that is no event at all, so
+// its resume, Path and Fork fail instead of working from the leaf of the
+// flag's first commit, which later appends have left behind.
+func TestOldReaderFindsNoStaleLeaf(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	newSession(t, s, "a")
+	for _, x := range []string{"one", "two", "three"} {
+		appendText(t, s, "a", "note", x)
+	}
+	var raw int64
+	if err := s.w.QueryRowContext(ctx, `SELECT leaf_seq FROM sessions WHERE id = 'a'`).Scan(&raw); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := s.w.QueryRowContext(ctx, `SELECT count(*) FROM events WHERE session_id = 'a' AND seq = ?`, raw).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("an old reader's leaf_seq %d is an event of the session (a stale leaf it would work from)", raw)
+	}
+	if sess, err := s.Session(ctx, "a"); err != nil || sess.LeafSeq != 3 {
+		t.Fatalf("this olly's leaf: %v (%v), want 3", sess, err)
+	}
+	// SetLeaf stores a real leaf and clears the flag: an old reader agrees.
+	if err := s.SetLeaf(ctx, "a", 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.w.QueryRowContext(ctx, `SELECT leaf_seq FROM sessions WHERE id = 'a'`).Scan(&raw); err != nil || raw != 2 {
+		t.Fatalf("leaf_seq after SetLeaf: %d (%v), want 2", raw, err)
 	}
 }

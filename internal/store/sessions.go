@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -64,10 +65,7 @@ const leafExpr = `CASE WHEN leaf_at_end THEN
 	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id) ELSE leaf_seq END`
 
 // sessionSelect reads sessionCols (scanSession), the leaf by leafExpr.
-const sessionSelect = `id, title, workspace, mode, model, explorer_model, status,
-	owner_pid, owner_host, owner_start, auto_approve_commands, auto_approve_sensitive_edits,
-	sensitive_patterns, session_memory, parent_session_id, forked_from_seq, ` + leafExpr + `,
-	created_at, updated_at`
+var sessionSelect = strings.Replace(sessionCols, "leaf_seq", leafExpr, 1)
 
 type scanner interface{ Scan(dest ...any) error }
 
