@@ -236,6 +236,7 @@ type head struct {
 	updated    int64 // the session's stored updated_at
 	atEnd      bool  // the stored row says the leaf is the last event (leaf_at_end)
 	dirty      bool
+	maxID, seq int64 // the largest event id and the id counter (commitHeadSQL)
 }
 
 // updatedGrain: a commit moves a session's updated_at to the time of its
@@ -290,9 +291,13 @@ func (s *Store) writeBatch(batch []*appendReq) error {
 	// others' commit.
 	ctx := context.Background()
 	defer s.ins.reset() // a batch that fails half-way leaves no rows to the next
-	return s.withRaw(ctx, func(wc *writerConn) error {
+	err := s.withRaw(ctx, func(wc *writerConn) error {
 		return wc.raw.inTx(ctx, func() error { return s.writeRows(ctx, wc, batch) })
 	})
+	if err != nil {
+		s.dropIDs()
+	}
+	return err
 }
 
 // writeRows places the batch's events, inserts them and moves the
@@ -300,6 +305,7 @@ func (s *Store) writeBatch(batch []*appendReq) error {
 func (s *Store) writeRows(ctx context.Context, wc *writerConn, batch []*appendReq) error {
 	rc := &wc.raw
 	heads := make(map[string]*head, 1)
+	var anyHead *head // every head read sees the same ids (no row is inserted before all are read)
 	for _, r := range batch {
 		rec := r.rec
 		if rec == nil {
@@ -324,6 +330,7 @@ func (s *Store) writeRows(ctx context.Context, wc *writerConn, batch []*appendRe
 				return err
 			}
 			heads[rec.Session] = h
+			anyHead = h
 		}
 		if rec.Seq != h.last+1 || rec.ParentSeq != h.leaf {
 			if r.pinned {
@@ -337,8 +344,14 @@ func (s *Store) writeRows(ctx context.Context, wc *writerConn, batch []*appendRe
 	}
 	// Inserted after all are placed: a session's head is read before any
 	// of its rows, as when each was inserted in turn.
-	if err := s.ins.insert(ctx, wc); err != nil {
-		return err
+	if n := int64(len(s.ins.rows)); n > 0 {
+		first, err := s.takeIDs(ctx, rc, n, anyHead.maxID, anyHead.seq)
+		if err != nil {
+			return err
+		}
+		if err := s.ins.insert(ctx, wc, first); err != nil {
+			return err
+		}
 	}
 	for id, h := range heads {
 		if !h.dirty {
@@ -364,9 +377,16 @@ func countRecords(batch []*appendReq) int {
 // readHeadSQL reads where a session's log ends, its stored leaf, and
 // its updated_at and leaf_at_end (for the commit's moveLeafTo; the
 // queueing side ignores them).
-const readHeadSQL = `SELECT leaf_seq,
-	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id), updated_at, leaf_at_end
-	FROM sessions WHERE id = ?`
+const readHeadSQL = `SELECT ` + headCols + ` FROM sessions WHERE id = ?`
+
+const headCols = `leaf_seq,
+	(SELECT coalesce(max(seq), 0) FROM events WHERE session_id = sessions.id), updated_at, leaf_at_end`
+
+// commitHeadSQL is readHeadSQL with what the batch's ids need (ids.go):
+// the largest stored event id and the events' sqlite_sequence counter
+// (-1: no row yet).
+const commitHeadSQL = `SELECT ` + headCols + `, (SELECT coalesce(max(id), 0) FROM events),
+	coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), -1) FROM sessions WHERE id = ?`
 
 // indexEventsSQL adds the text of events with ids in [?, ?] to the
 // full-text index in one statement (migrations/0005_search.sql says why

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql/driver"
+	"strconv"
 	"strings"
 	"unsafe"
 )
@@ -28,14 +29,21 @@ type rowInserter struct {
 	args  []driver.NamedValue
 }
 
+// insertSQL is the INSERT of rows events with consecutive ids: the first
+// parameter is the first row's id, and the next rows' ids are ?1 + 1,
+// ?1 + 2… (one bound id a statement, not a boxed one per event), each
+// row's other 8 columns anonymous parameters (the driver reads a name for
+// each numbered one: an allocation).
 func insertSQL(rows int) string {
 	var b strings.Builder
-	b.WriteString(`INSERT INTO events (session_id, seq, parent_seq, turn, type, payload, text, created_at) VALUES `)
+	b.WriteString(`INSERT INTO events (id, session_id, seq, parent_seq, turn, type, payload, text, created_at) VALUES `)
 	for i := range rows {
-		if i > 0 {
-			b.WriteString(", ")
+		if i == 0 {
+			b.WriteString("(?")
+		} else {
+			b.WriteString(", (?1 + " + strconv.Itoa(i))
 		}
-		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?)")
+		b.WriteString(", ?, ?, ?, ?, ?, ?, ?, ?)")
 	}
 	return b.String()
 }
@@ -65,8 +73,9 @@ func (wc *writerConn) insertStmt(ctx context.Context, k int) (rawStmt, error) {
 	return st, nil
 }
 
-// insert inserts r.rows, in order, on wc.
-func (r *rowInserter) insert(ctx context.Context, wc *writerConn) error {
+// insert inserts r.rows, in order, on wc, with ids firstID, firstID+1…
+// (ids.go).
+func (r *rowInserter) insert(ctx context.Context, wc *writerConn, firstID int64) error {
 	recs := r.rows
 	for len(recs) > 0 {
 		k := chunkFor(len(recs))
@@ -74,7 +83,7 @@ func (r *rowInserter) insert(ctx context.Context, wc *writerConn) error {
 		if err != nil {
 			return err
 		}
-		args := r.args[:0]
+		args := appendArgs(r.args[:0], firstID)
 		var session any // boxed once for a run of one session's rows
 		for i, rec := range recs[:k] {
 			if i == 0 || rec.Session != recs[i-1].Session {
@@ -83,6 +92,7 @@ func (r *rowInserter) insert(ctx context.Context, wc *writerConn) error {
 			args = appendArgs(args, session, rec.Seq, rec.ParentSeq, int64(rec.Turn), r.boxType(rec.Type),
 				payloadText(rec.Payload), nullString(rec.Text), rec.At.UnixMilli())
 		}
+		firstID += int64(k)
 		_, err = st.ExecContext(ctx, args)
 		clear(args)
 		r.args = args[:0]

@@ -93,7 +93,8 @@ func TestFailedBatchLeavesNoRows(t *testing.T) {
 	err := s.withRaw(ctx, func(wc *writerConn) error {
 		var err error
 		bad, err = prepareRaw(ctx, wc, `SELECT leaf_seq, 0,
-		CASE WHEN id = 'b' THEN abs(-9223372036854775807 - 1) ELSE updated_at END, leaf_at_end FROM sessions WHERE id = ?`)
+		CASE WHEN id = 'b' THEN abs(-9223372036854775807 - 1) ELSE updated_at END, leaf_at_end, 0, -1
+		FROM sessions WHERE id = ?`)
 		if err == nil {
 			good, wc.raw.readHead = wc.raw.readHead, bad
 		}

@@ -35,7 +35,9 @@ type rawConn struct {
 	// record the batch's end when the row does not say it already
 	// (moveLeafTo).
 	readHead, moveLeaf, moveLeafOnly, moveUpdated rawStmt
-	args                                          []driver.NamedValue
+	// reserveIDs and firstIDs raise the events' id counter (ids.go).
+	reserveIDs, firstIDs rawStmt
+	args                 []driver.NamedValue
 }
 
 // withRaw runs f on the writer's driver connection, with the committer's
@@ -80,10 +82,12 @@ func (rc *rawConn) prepare(ctx context.Context, wc *writerConn) error {
 	rc.begin = prep("BEGIN IMMEDIATE") // the write lock up front: no deadlocking upgrade
 	rc.commit = prep("COMMIT")
 	rc.rollback = prep("ROLLBACK")
-	rc.readHead = prep(readHeadSQL)
+	rc.readHead = prep(commitHeadSQL)
 	rc.moveLeaf = prep(`UPDATE sessions SET leaf_seq = ?, leaf_at_end = 1, updated_at = ? WHERE id = ?`)
 	rc.moveLeafOnly = prep(`UPDATE sessions SET leaf_seq = ?, leaf_at_end = 1 WHERE id = ?`)
 	rc.moveUpdated = prep(`UPDATE sessions SET updated_at = ? WHERE id = ?`)
+	rc.reserveIDs = prep(`UPDATE sqlite_sequence SET seq = ? WHERE name = 'events'`)
+	rc.firstIDs = prep(`INSERT INTO sqlite_sequence (name, seq) VALUES ('events', ?)`)
 	if err != nil {
 		rc.close()
 	}
@@ -110,7 +114,8 @@ func prepareRaw(ctx context.Context, dc any, q string) (rawStmt, error) {
 
 // close finalizes the statements (writerConn.Close, and a failed prepare).
 func (rc *rawConn) close() {
-	for _, st := range []rawStmt{rc.begin, rc.commit, rc.rollback, rc.readHead, rc.moveLeaf, rc.moveLeafOnly, rc.moveUpdated} {
+	for _, st := range []rawStmt{rc.begin, rc.commit, rc.rollback, rc.readHead, rc.moveLeaf, rc.moveLeafOnly, rc.moveUpdated,
+		rc.reserveIDs, rc.firstIDs} {
 		if st != nil {
 			st.Close()
 		}
@@ -159,7 +164,7 @@ func (rc *rawConn) queryInts(ctx context.Context, st rawStmt, dest []*int64, arg
 func (rc *rawConn) readHeadRaw(ctx context.Context, session string) (*head, error) {
 	h := &head{}
 	var atEnd int64
-	err := rc.queryInts(ctx, rc.readHead, []*int64{&h.leaf, &h.last, &h.updated, &atEnd}, session)
+	err := rc.queryInts(ctx, rc.readHead, []*int64{&h.leaf, &h.last, &h.updated, &atEnd, &h.maxID, &h.seq}, session)
 	if errors.Is(err, io.EOF) {
 		return nil, ErrNotFound
 	}

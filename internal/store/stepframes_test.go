@@ -104,9 +104,10 @@ func pageOwners(t testing.TB, file string) map[uint32]string {
 }
 
 // stepFrames appends steps steps after warm ones to a fresh store with
-// checkpoints held off and returns the WAL frames per commit of the
-// measured steps by owner (the table or index a page belongs to).
-func stepFrames(t testing.TB, warm, steps int) (perCommit float64, byOwner map[string]float64) {
+// checkpoints held off and returns the WAL frames per step of the
+// measured steps, in all and by owner (the table or index a page belongs
+// to).
+func stepFrames(t testing.TB, warm, steps int) (perStep float64, byOwner map[string]float64) {
 	t.Helper()
 	s := openTest(t)
 	s.cpBytes = 1 << 40 // no background checkpoint: the WAL keeps every frame
@@ -119,8 +120,8 @@ func stepFrames(t testing.TB, warm, steps int) (perCommit float64, byOwner map[s
 		t.Skip("a checkpoint ran: the WAL was restarted")
 	}
 	pages, commits = pages[len(before):], commits[len(commitsBefore):]
-	if len(commits) != steps {
-		t.Fatalf("%d commits for %d steps", len(commits), steps)
+	if len(commits) != steps { // the commit delay ran out while a step queued (a loaded machine)
+		t.Logf("%d commits for %d steps", len(commits), steps)
 	}
 	owners := pageOwners(t, s.file)
 	byOwner = map[string]float64{}

@@ -89,6 +89,7 @@ type Store struct {
 	// goes, read without waiting for the writer (append.go).
 	readHeadR *sql.Stmt
 	ins       rowInserter   // the committer's inserts
+	idr       idRange       // the committer's reserved event ids (ids.go)
 	commits   atomic.Int64  // append transactions committed (for benchmarks)
 	appended  atomic.Int64  // events they stored
 	wake      chan struct{} // appends queued (buffered 1, coalesced)
