@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -52,6 +53,27 @@ func (r roots) contains(dir string) bool {
 	if err != nil {
 		real = filepath.Clean(dir)
 	}
+	return r.containsReal(real)
+}
+
+// containsAt is contains for dir, the working directory bash pid reported:
+// where the kernel's name for that process's working directory is dir
+// itself, dir has no symbolic link in it (the kernel names directories,
+// never links), so it is its own resolved path: one readlink instead of
+// an lstat per component of it. Otherwise (bash's directory is another,
+// removed, behind a link, or /proc is missing) as contains.
+func (r roots) containsAt(pid int, dir string) bool {
+	if pid > 0 && filepath.Clean(dir) == dir {
+		if cwd, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd"); err == nil && cwd == dir {
+			return r.containsReal(dir)
+		}
+	}
+	return r.contains(dir)
+}
+
+// containsReal reports whether real, a clean absolute path with no
+// symbolic link in it, lies inside a root.
+func (r roots) containsReal(real string) bool {
 	for _, root := range r.real {
 		if within(root, real) {
 			return true

@@ -102,6 +102,11 @@ func TestCwdClampedToWorkspace(t *testing.T) {
 		{"cd to filesystem root", "cd /", true},
 		{"cd to parent of workspace", "cd ..", true},
 		{"cd to a symlink that leaves", "ln -s / out && cd out", true},
+		// PWD still names the workspace; bash is in the moved folder, and
+		// the name now leads out through a link: the kernel's name for
+		// bash's directory is not PWD, so PWD is resolved, and leaves.
+		{"the directory swapped for a link that leaves", "cd sub && mv ../sub ../moved && ln -s / ../sub", true},
+		{"PWD set to a place outside", "PWD=/", true},
 		{"cd inside", "cd sub", false},
 	}
 	for _, tc := range cases {

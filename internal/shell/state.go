@@ -15,14 +15,14 @@ func (s *Shell) endState(r *run, why stopReason, res *Result) {
 	switch {
 	case r.done != nil:
 		res.ExitCode = r.done.rc
-		s.takeCwd(r.done.pwd, res)
+		s.takeCwd(r.done.pwd, r.pid, res)
 	case r.exit != nil:
 		if why == stopNone {
 			res.ExitCode = r.exit.rc
 		} else {
 			res.ExitCode, res.Signal = r.proc.exitStatus()
 		}
-		s.takeCwd(r.exit.pwd, res)
+		s.takeCwd(r.exit.pwd, 0, res)
 	default:
 		if r.proc.dead() {
 			res.ExitCode, res.Signal = r.proc.exitStatus()
@@ -35,12 +35,14 @@ func (s *Shell) endState(r *run, why stopReason, res *Result) {
 }
 
 // takeCwd makes end, where the command ended, the next command's start
-// if it lies in the workspace.
-func (s *Shell) takeCwd(end string, res *Result) {
+// if it lies in the workspace. pid is the bash that reported it, still
+// running (0: it exited), whose working directory the kernel names
+// (roots.containsAt).
+func (s *Shell) takeCwd(end string, pid int, res *Result) {
 	if end == "" || !filepath.IsAbs(end) {
 		return
 	}
-	if s.m.roots.contains(end) {
+	if s.m.roots.containsAt(pid, end) {
 		s.setCwd(end)
 		return
 	}
