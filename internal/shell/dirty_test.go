@@ -3,6 +3,9 @@ package shell
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/olly-agent/olly/internal/sandbox"
 )
 
 // TestStatelessCommandsKeepTheForcedEnvironment: bash exports the
@@ -63,5 +66,42 @@ func TestStdinAfterStatelessCommands(t *testing.T) {
 	mustRun(t, sh, `cd .; exec </dev/zero`, RunOptions{})
 	if res := mustRun(t, sh, `head -c 3 | od -An -c`, RunOptions{}); strings.TrimSpace(res.Output) != "" {
 		t.Fatalf("after a second exec: %q", res.Output)
+	}
+}
+
+// TestTMOUTDoesNotEndTheWait: bash waits for olly's next request with
+// read's -t only while the session has a TMOUT (read's default timeout);
+// one set by a command, or taken over from the other bash's state, must
+// not end that wait (and bash) while the session is idle.
+func TestTMOUTDoesNotEndTheWait(t *testing.T) {
+	m, _, _, _ := sandboxed(t)
+	sh := m.Session("s")
+	first := mustRun(t, sh, "TMOUT=1; KEPT=1; echo $$", RunOptions{})
+	time.Sleep(2500 * time.Millisecond)
+	if res := mustRun(t, sh, `echo "$$ $KEPT"`, RunOptions{}); res.Output != first.Output+" 1" {
+		t.Fatalf("after an idle wait longer than TMOUT: %s (bash was %s)", res.Text(), first.Output)
+	}
+	// Set in the read-only bash, then taken over by the workspace-write
+	// one (a sync): TMOUT is not carried over as data (handover.go), so
+	// it is set here in the workspace-write bash itself, then handed to
+	// the read-only one as code.
+	mustRun(t, sh, "TMOUT=1", RunOptions{})
+	ro := mustRun(t, sh, "echo $$", RunOptions{Policy: sandbox.ReadOnly})
+	time.Sleep(2500 * time.Millisecond)
+	if res := mustRun(t, sh, "echo $$", RunOptions{Policy: sandbox.ReadOnly}); res.Output != ro.Output {
+		t.Errorf("the read-only bash that took TMOUT over ended while idle: %s, was %s", res.Text(), ro.Output)
+	}
+}
+
+// TestBackgroundJobEndingWhileIdle: a job a command left in the
+// background ends while bash waits for the next request (SIGCHLD during
+// the read); bash goes on waiting, and the next command runs in it.
+func TestBackgroundJobEndingWhileIdle(t *testing.T) {
+	m, _ := newTestManager(t, nil)
+	sh := m.Session("s")
+	first := mustRun(t, sh, "KEPT=1; sleep 0.2 & echo $$", RunOptions{})
+	time.Sleep(700 * time.Millisecond)
+	if res := mustRun(t, sh, `echo "$$ $KEPT"`, RunOptions{}); res.Output != first.Output+" 1" {
+		t.Fatalf("after a background job ended while bash waited: %s (bash was %s)", res.Text(), first.Output)
 	}
 }

@@ -117,6 +117,21 @@ __olly_reset() {
 	builtin trap '' DEBUG ERR RETURN
 	builtin trap - INT TERM HUP QUIT
 	builtin trap '__olly_exit' EXIT
+	__olly_tmout
+}
+
+# __olly_tmout picks the wait for olly's next request: with -t only
+# while the session has a TMOUT (a default timeout for read, which must
+# not end the wait, and bash); without, bash makes 4 system calls fewer
+# per command (no pselect6, fstat and signal mask around the read).
+# Called where TMOUT may have changed: after a saved command (from
+# __olly_reset), at the start and after a sync.
+__olly_tmout() {
+	if [[ -n ${TMOUT+x} ]]; then
+		__olly_rt=(-t 2147483)
+	else
+		__olly_rt=()
+	fi
 }
 
 # __olly_save writes everything bash can print back as source: variables
@@ -150,7 +165,7 @@ __olly_exit() {
 # olly's functions are readonly, and defined before the restore: a command
 # cannot redefine them, and the copies of them a state file holds are
 # ignored (bash refuses to redefine a readonly function).
-builtin readonly -f __olly_clear __olly_clearv __olly_reset __olly_save __olly_exit
+builtin readonly -f __olly_clear __olly_clearv __olly_reset __olly_tmout __olly_save __olly_exit
 
 # The loop: olly's code between two commands, at the top level, not in
 # functions: bash copies a function's whole body at each call and frees it
@@ -170,13 +185,55 @@ builtin readonly -f __olly_clear __olly_clearv __olly_reset __olly_save __olly_e
 # bash undoes a group's redirections last first, and stops at the
 # first it cannot undo (a command closed the copy it saved): stdout,
 # the frame pipe, is redirected last, so it is put back first.
-# (No apostrophe in the comments inside: the loop is one quoted string.)
+#
+# The loop's text holds no comments: it is a readonly variable, which
+# every saved state holds (declare -p). In order:
+# - The end of the command that ran (if one did): the D frame first, so
+#   olly can return the result, then the state is saved. A command found
+#   stateless cannot have set options or traps (nor had aliases on: only
+#   a saved command turns them on), nor changed anything the next one
+#   would have to check again (__olly_dirty stays 0).
+# - The wait for olly's next request, and its read (__olly_rt: -t where
+#   the session set TMOUT, see __olly_tmout). No IFS= before read: with
+#   -n 1 it cannot matter, and a temporary assignment makes bash build
+#   the environment of exported variables again after the builtin. The
+#   request is read through a fresh open of the file bash holds (its own
+#   read position, from the start: a job that inherited fd 11 and reads
+#   it cannot take the request away); the path only where /proc is
+#   missing. Opened at 3, which the driver group keeps closed: bash has
+#   no descriptor to save and put back around the read (6 system calls,
+#   not 13 as with a redirection of the standard input).
+# - A sync, if asked for (above). Not sourced (the file or /dev/null
+#   could not be opened): this bash, its state wiped, must run nothing
+#   and save nothing. The state sourced may have set olly's variables,
+#   and TMOUT.
+# - After a saved command, a sync or at the start (__olly_dirty not 0):
+#   a nameref _ goes first (bash assigns _ after every simple command: a
+#   subscript in its target would run as code), and a nameref __olly_n
+#   (a command's declare -n would make each name below the value of the
+#   variable it names, hiding a function). BASH_ALIASES is looked into
+#   only while it is bash's own associative array: unset, or made an
+#   indexed one, it would have each name evaluated as arithmetic
+#   (ls='POSIXLY_CORRECT=1' assigns, a subscript runs code), and a
+#   nameref's target subscript even by ${BASH_ALIASES@a} (-R does not
+#   resolve it); then the command is saved (so the next one checks
+#   again). The forced variables are exported again and IFS set as bash
+#   starts with it ($__olly_ifs: readonly). A command found stateless
+#   changes none of these: after one, they are as they were checked and
+#   set.
+# - After a sync PWD is the other bash's: cd all the same.
+# - A command olly found stateless (save flag 0) is saved all the same
+#   if one of its command names is a function or an alias of the
+#   session. (What declare -F prints, the name, goes to the frame pipe,
+#   before the B frame, which olly allows: a redirection here would cost
+#   bash a dozen system calls.)
+# - bash checks its stdin only where a command may have changed it, and
+#   again before each command while it is not /dev/null (the group puts
+#   /dev/null there for the command only).
+# - The loop and the line after it are one group, so bash parses that
+#   line with the loop, before a command that leaves the loop turned
+#   aliases on and made some.
 __olly_loop='{ while
-	# The end of the command that ran (if one did): the D frame first, so
-	# olly can return the result, then the state is saved. A command found
-	# stateless cannot have set options or traps (nor had aliases on: only
-	# a saved command turns them on), nor changed anything the next one
-	# would have to check again (__olly_dirty stays 0).
 	__olly_rc=$?
 	if [[ -n $__olly_in ]]; then
 		__olly_in= __olly_f=
@@ -188,17 +245,7 @@ __olly_loop='{ while
 			builtin printf "S\0%s\0%s\0" "$__olly_tok" "$__olly_last"
 		fi
 	fi
-	# Wait for the next request of olly and read it. -t: a TMOUT of the
-	# session must not end the wait (and bash). No IFS= before read: with
-	# -n 1 it cannot matter, and a temporary assignment makes bash build
-	# the environment of exported variables again after the builtin. The
-	# request is read through a fresh open of the file bash holds (its own
-	# read position, from the start: a job that inherited fd 11 and reads
-	# it cannot take the request away); the path only where /proc is
-	# missing. Opened at 3, which the driver group keeps closed: bash has
-	# no descriptor to save and put back around the read (6 system calls,
-	# not 13 as with a redirection of the standard input).
-	builtin read -r -n 1 -t 2147483 -u 10 __olly_w && {
+	builtin read -r -n 1 "${__olly_rt[@]}" -u 10 __olly_w && {
 		builtin mapfile -d "" -t -u 3 __olly_req 3</proc/self/fd/11 ||
 			builtin mapfile -d "" -t -u 3 __olly_req 3<"$__olly_d/req"
 	} || ! __olly_eof=1
@@ -221,28 +268,13 @@ do
 				[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
 			} </dev/null >/dev/null 2>&1
 			builtin shopt -u expand_aliases
-			# Not sourced (the file or /dev/null could not be opened): this
-			# bash, its state wiped, must run nothing and save nothing.
 			[[ -n $__olly_ok ]] || builtin exit 1
 			__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
 			builtin unset __olly_keep
 		fi
-		# The state sourced may have set the variables of olly.
 		__olly_dirty=1
+		__olly_tmout
 	fi
-	# After a saved command, a sync or at the start (__olly_dirty not 0):
-	# a nameref _ goes first (bash assigns _ after every simple command: a
-	# subscript in its target would run as code), and a nameref __olly_n
-	# (a declare -n of a command would make each name below the value of
-	# the variable it names, hiding a function). BASH_ALIASES is looked
-	# into only while it is the associative array of bash: unset, or made
-	# an indexed one, it would have each name evaluated as arithmetic
-	# (ls=POSIXLY_CORRECT=1 assigns, a subscript runs code), and the target
-	# subscript of a nameref even by ${BASH_ALIASES@a} (-R does not resolve
-	# it); then the command is saved (so the next one checks again). The
-	# forced variables are exported again and IFS set as bash starts with
-	# it ($__olly_ifs: readonly). A command found stateless changes none
-	# of these: after one, they are as they were checked and set.
 	if [[ $__olly_dirty != 0 ]]; then
 		[[ ! -R _ ]] || builtin unset -n _
 		builtin unset -n __olly_n
@@ -255,24 +287,15 @@ do
 		builtin export OLLY_SHELL_RUN="${__olly_req[0]}"
 	fi
 	__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_cmd=${__olly_req[5]}
-	# After a sync PWD is the one of the other bash: cd all the same.
 	if [[ $PWD != "${__olly_req[1]}" || -n ${__olly_req[4]} ]]; then
 		builtin cd -- "${__olly_req[1]}"
 	fi
-	# A command olly found stateless (save flag 0) is saved all the same if
-	# one of its command names is a function or an alias of the session.
-	# (What declare -F prints, the name, goes to the frame pipe, before
-	# the B frame, which olly allows: a redirection here would cost bash
-	# a dozen system calls.)
 	[[ $__olly_sv == 1 ]] || for __olly_n in "${__olly_req[@]:6}"; do
 		[[ -z ${BASH_ALIASES[$__olly_n]+x} ]] || __olly_sv=1
 		builtin declare -F -- "$__olly_n" && __olly_sv=1
 	done
 	__olly_in=1 __olly_bg=$!
 	builtin printf "B\0%s\0" "$__olly_tok"
-	# bash checks its stdin only where a command may have changed it, and
-	# again before each command while it is not /dev/null (the group puts
-	# /dev/null there for the command only).
 	if [[ $__olly_dirty == 0 || /dev/fd/0 -ef /dev/fd/12 ]]; then
 		__olly_dirty=0
 		{
@@ -287,8 +310,6 @@ do
 		} </dev/null 2>"$__olly_out" >&2
 	fi
 done
-# One group with the loop, so bash parses this line with it, before the
-# command that leaves the loop turned aliases on and made some.
 [[ -n $__olly_eof ]] || { builtin shopt -u expand_aliases; builtin eval -- "$__olly_loop"; }; }'
 # Readonly, and set before any saved state is sourced: a command that
 # set it and left the loop (break) would run its own loop instead,
