@@ -1,6 +1,10 @@
 package store
 
-import "context"
+import (
+	"context"
+	"errors"
+	"math"
+)
 
 // The committer gives its events their ids itself, from a block it
 // reserved in sqlite_sequence, instead of leaving them to AUTOINCREMENT:
@@ -39,6 +43,11 @@ func (s *Store) takeIDs(ctx context.Context, rc *rawConn, n, maxID, seq int64) (
 	r := &s.idr
 	if r.next <= maxID || r.next+n-1 > r.end || seq != r.end {
 		base := max(seq, maxID)
+		if base > math.MaxInt64-max(idBlock, n) {
+			// AUTOINCREMENT fails here too (SQLITE_FULL); wrapping would
+			// give ids below every stored one.
+			return 0, errIDsExhausted
+		}
 		end := base + max(idBlock, n)
 		st := rc.reserveIDs
 		if seq < 0 {
@@ -53,6 +62,10 @@ func (s *Store) takeIDs(ctx context.Context, rc *rawConn, n, maxID, seq int64) (
 	r.next += n
 	return first, nil
 }
+
+// errIDsExhausted: the counter is within a block of the largest id
+// SQLite can store (only a hand-edited or damaged file gets there).
+var errIDsExhausted = errors.New("database full: event ids are exhausted (the events' sqlite_sequence counter is at the largest id); export the sessions you need into a new database")
 
 // dropIDs forgets the block after a batch that failed: its reservation
 // may have been rolled back with it.

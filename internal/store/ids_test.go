@@ -4,6 +4,8 @@ package store
 
 import (
 	"context"
+	"math"
+	"strings"
 	"testing"
 )
 
@@ -60,16 +62,6 @@ func maxEventID(t *testing.T, s *Store) int64 {
 	return id
 }
 
-// eventIDOf is the id of session's event seq.
-func eventIDOf(t *testing.T, s *Store, session string, seq int64) int64 {
-	t.Helper()
-	var id int64
-	if err := s.r.QueryRow(`SELECT id FROM events WHERE session_id = ? AND seq = ?`, session, seq).Scan(&id); err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
-
 // TestEventIDsGrowAndAreNeverReused: with the committer's id blocks, an
 // event's id is above every id stored before it — also when another
 // Store (another process) on the file appended meanwhile, or a fork's
@@ -88,7 +80,7 @@ func TestEventIDsGrowAndAreNeverReused(t *testing.T) {
 	var highest int64 // the largest id ever stored
 	check := func(s *Store, session string, rec *EventRecord) {
 		t.Helper()
-		id := eventIDOf(t, s, session, rec.Seq)
+		id := eventID(t, s, session, rec.Seq)
 		if id <= highest {
 			t.Fatalf("%s/%d got id %d, not above %d (stored before it)", session, rec.Seq, id, highest)
 		}
@@ -144,10 +136,87 @@ func TestBigBatchIDs(t *testing.T) {
 	if err := s.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	first := eventIDOf(t, s, "s0", 1)
+	first := eventID(t, s, "s0", 1)
 	for seq := int64(2); seq <= 150; seq++ {
-		if id := eventIDOf(t, s, "s0", seq); id != first+seq-1 {
+		if id := eventID(t, s, "s0", seq); id != first+seq-1 {
 			t.Fatalf("event %d has id %d, want %d", seq, id, first+seq-1)
 		}
+	}
+}
+
+// TestFailedBatchForgetsItsBlock: a batch that reserved a block and then
+// failed is rolled back with its reservation; the committer must not use
+// that block later, or another process that reserved the same ids meanwhile
+// (and deleted them with their session) would see them reused below the
+// indexers' cursors (search would not find the event).
+func TestFailedBatchForgetsItsBlock(t *testing.T) {
+	ctx := context.Background()
+	a := openTest(t)
+	open := func() *Store {
+		t.Helper()
+		s, err := Open(ctx, a.file, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	b, c := open(), open()
+	for _, id := range []string{"x", "z", "w"} {
+		newSession(t, a, id)
+	}
+	appendText(t, a, "x", "note", "one")
+	appendText(t, b, "z", "note", "two") // a's block is no longer at the counter's end
+	// a's next batch reserves a new block, then fails (the writer has one
+	// connection: the TEMP trigger is on it).
+	if _, err := a.w.Exec(`CREATE TEMP TRIGGER boom BEFORE INSERT ON events WHEN NEW.type = 'boom' BEGIN SELECT RAISE(ABORT, 'boom'); END`); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Append(ctx, &EventRecord{Session: "x", Type: "boom", Payload: []byte(`{}`)}); err == nil {
+		t.Fatal("the failing batch was stored")
+	}
+	// c reserves the same block (the rollback put the counter back) and
+	// its ids are deleted with their session.
+	var ids []int64
+	for _, x := range []string{"three", "four", "five"} {
+		rec := appendText(t, c, "w", "note", x)
+		ids = append(ids, eventID(t, c, "w", rec.Seq))
+	}
+	if err := c.DeleteSession(ctx, "w"); err != nil {
+		t.Fatal(err)
+	}
+	rec := appendText(t, a, "x", "note", "afterwards quokka")
+	if id := eventID(t, a, "x", rec.Seq); id <= ids[len(ids)-1] {
+		t.Fatalf("event id %d reuses the deleted session's ids %v", id, ids)
+	}
+	res, err := a.Search(ctx, SearchQuery{Text: "quokka"})
+	if err != nil || len(res.Sessions) != 1 {
+		t.Fatalf("search after the failed batch: %+v, %v", res, err)
+	}
+}
+
+// TestEventIDsExhausted: near the largest id an append fails with a
+// message, as AUTOINCREMENT does, instead of wrapping to ids below every
+// stored one.
+func TestEventIDsExhausted(t *testing.T) {
+	ctx := context.Background()
+	s := openTest(t)
+	newSession(t, s, "s0")
+	appendText(t, s, "s0", "note", "a")
+	if _, err := s.w.Exec(`UPDATE sqlite_sequence SET seq = ? WHERE name = 'events'`, int64(math.MaxInt64-5)); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	for range 8 {
+		if err = s.Append(ctx, &EventRecord{Session: "s0", Type: "note", Payload: []byte(`{}`)}); err != nil {
+			break
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "exhausted") {
+		t.Fatalf("append near the largest id: %v, want the exhausted error", err)
+	}
+	var minID int64
+	if err := s.r.QueryRow(`SELECT min(id) FROM events`).Scan(&minID); err != nil || minID <= 0 {
+		t.Fatalf("smallest event id %d (%v): an id wrapped", minID, err)
 	}
 }
