@@ -285,7 +285,12 @@ func (r *run) emit(ctx context.Context, p event.Payload) error {
 	if err := r.failure(); err != nil {
 		return err
 	}
-	_, err := r.t.Emit(context.WithoutCancel(ctx), p)
+	// A context that can never be canceled (no Done channel: one from
+	// WithoutCancel, as most callers pass) is used as it is.
+	if ctx.Done() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	_, err := r.t.Emit(ctx, p)
 	if err != nil && event.Durable(p.EventType()) {
 		r.setFailure(err)
 	}
