@@ -61,15 +61,22 @@ func (r roots) contains(dir string) bool {
 // itself, dir has no symbolic link in it (the kernel names directories,
 // never links), so it is its own resolved path: one readlink instead of
 // an lstat per component of it. Otherwise (bash's directory is another,
-// removed, behind a link, or /proc is missing) as contains.
+// removed, behind a link, or /proc is missing) as contains. The kernel
+// names a removed directory "PATH (deleted)": no path at all, which a
+// command can make a link that leaves (PWD set to that name), so such a
+// name is resolved too. (Its other forms, "(unreachable)/…" for a
+// directory outside the process's root, are not absolute, never PWD.)
 func (r roots) containsAt(pid int, dir string) bool {
-	if pid > 0 && filepath.Clean(dir) == dir {
+	if pid > 0 && filepath.Clean(dir) == dir && !strings.HasSuffix(dir, deletedSuffix) {
 		if cwd, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd"); err == nil && cwd == dir {
 			return r.containsReal(dir)
 		}
 	}
 	return r.contains(dir)
 }
+
+// deletedSuffix ends the kernel's name for a removed directory.
+const deletedSuffix = " (deleted)"
 
 // containsReal reports whether real, a clean absolute path with no
 // symbolic link in it, lies inside a root.

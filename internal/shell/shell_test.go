@@ -107,6 +107,9 @@ func TestCwdClampedToWorkspace(t *testing.T) {
 		// bash's directory is not PWD, so PWD is resolved, and leaves.
 		{"the directory swapped for a link that leaves", "cd sub && mv ../sub ../moved && ln -s / ../sub", true},
 		{"PWD set to a place outside", "PWD=/", true},
+		// bash's directory removed: the kernel names it "…/d (deleted)",
+		// which PWD is set to, and that name is a link that leaves.
+		{"a removed directory's kernel name made a link that leaves", `mkdir d && cd d && rmdir ../d && ln -s / '../d (deleted)' && PWD="$PWD (deleted)"`, true},
 		{"cd inside", "cd sub", false},
 	}
 	for _, tc := range cases {
