@@ -108,14 +108,17 @@ __olly_clearv() {
 # after every simple command: a subscript in its target runs as code).
 # (set +m only when on: it costs a system call. bash puts a DEBUG, ERR or
 # RETURN trap back when a function that removed it returns: ignoring them
-# here is what removes them.)
+# here is what removes them. Every signal's trap goes, 1 to 64, Linux's
+# every signal (a number a system lacks is an error on stderr, /dev/null
+# here): a trap left on CHLD, say, would run during the next, stateless,
+# command, after which nothing is reset or saved; TestEveryTrapIsRemoved.)
 __olly_reset() {
 	[[ ! -R _ ]] || builtin unset -n _
 	[[ $- != *m* ]] || builtin set +m
 	builtin set +aCeEfknPtTuvx -B +o pipefail +o posix
 	builtin shopt -u expand_aliases autocd cdable_vars cdspell dotglob execfail extdebug extglob failglob globstar lastpipe nocaseglob nocasematch nullglob xpg_echo inherit_errexit
 	builtin trap '' DEBUG ERR RETURN
-	builtin trap - INT TERM HUP QUIT
+	builtin trap - {1..64}
 	builtin trap '__olly_exit' EXIT
 	__olly_tmout
 }
