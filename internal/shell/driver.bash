@@ -377,4 +377,9 @@ builtin shopt -u inherit_errexit
 	__olly_reset
 	builtin eval -- "$__olly_loop"
 } 3<&- 4<&- 5<&-
+# Past the group without the end of olly's requests: bash dropped the
+# rest of the group (an assignment to a variable a restored state made
+# readonly fails so): a failure, which olly answers with a bash without
+# that state (retryUnbegun).
+[[ -n $__olly_eof ]] || builtin exit 125
 builtin exit 0

@@ -46,6 +46,9 @@ type bashProc struct {
 	// fresh: started without the session's state, which a sandboxed bash
 	// wrote and this unsandboxed one must not trust.
 	fresh bool
+	// restored: it took over a state at its start (driver.bash's slot
+	// argument); used: it was sent a command. Guarded by the shell's sem.
+	restored, used bool
 	// handNote says what a hand-over from a read-only bash's state left
 	// behind (handover.go), told with the next command's result.
 	handNote string
@@ -144,7 +147,7 @@ func (s *Shell) startProc(spec sandbox.Spec, dir string) (*bashProc, error) {
 		return nil, fmt.Errorf("shell: could not start %s: %w", s.m.shellPath, err)
 	}
 	p := &bashProc{
-		cmd: cmd, pid: cmd.Process.Pid, spec: spec, dir: own, fresh: fresh, handNote: note, stamps: stamps, nested: plan.Nested(),
+		cmd: cmd, pid: cmd.Process.Pid, spec: spec, dir: own, fresh: fresh, restored: restore != "", handNote: note, stamps: stamps, nested: plan.Nested(),
 		wake: fds.wakeW, fr: fds.frR, req: fds.reqW, exited: make(chan struct{}),
 		frames: make(chan frame, 4), quit: make(chan struct{}), saved: -1, hello: make(chan struct{}),
 		savec: make(chan struct{}, 1), gen: s.gen,

@@ -37,6 +37,7 @@ type run struct {
 	exit       *exitRecord  // what the EXIT trap recorded, when bash ended during it
 	broken     error        // bash broke the protocol (a command meddled with it)
 	newest     bool         // its bash was made the session's newest state (gen): olly asked for a save (flag 1), or bash saved unasked (savedUnasked)
+	tookState  bool         // its bash takes over a state before it (restored at its start, or a sync)
 
 	facts safety.ShellFacts // what safety found about the command (stateless.go)
 }
@@ -107,11 +108,13 @@ func (s *Shell) send(r *run, command, dir string) error {
 		return fmt.Errorf("shell: write command: %w", err)
 	}
 	r.began, r.ticks = time.Now(), nowTicks()
+	r.tookState = sync != "" || (r.proc.restored && !r.proc.used)
 	r.proc.expectBegin(r.token)
 	if err := r.proc.send(); err != nil {
 		s.dropProc(nil)
 		return errNotStarted
 	}
+	r.proc.used = true
 	s.saved = s.saved || change
 	r.newest = change
 	if change {

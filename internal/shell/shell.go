@@ -204,17 +204,7 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	why := s.wait(ctx, r, timeout, res)
-	if why == stopNone && !r.hasBegun() && r.done == nil {
-		// bash ended, or lost the request, before it began the command
-		// (something killed it, or took its input, between commands):
-		// run it in a fresh one.
-		s.dropProc(nil)
-		r.broken = nil
-		if err := s.send(r, command, start); err == nil {
-			why = s.wait(ctx, r, timeout, res)
-		}
-	}
+	why := s.retryUnbegun(ctx, r, command, start, timeout, s.wait(ctx, r, timeout, res), res)
 	s.finish(r, why, res)
 	if r.proc.fresh {
 		r.proc.fresh = false

@@ -1,8 +1,10 @@
 package shell
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 )
 
 // endState takes what the command left: how it ended and the directory
@@ -69,4 +71,43 @@ func (s *Shell) statePath(slot int) string {
 		return ""
 	}
 	return filepath.Join(s.proc.dir, fmt.Sprintf("state%d", slot))
+}
+
+// retryUnbegun runs command r again in a new bash when its bash ended, or
+// lost the request, before it began it (something killed it, or took its
+// input, between commands), up to twice. A bash that took over a state
+// for r (restored at its start, or synced) and then ended before it
+// began r failed on that state: one that made a variable of olly's
+// driver readonly stops the driver before its loop, in every bash that
+// takes it. That state is dropped (forgetState) and r runs in a bash
+// without it, which the result says.
+func (s *Shell) retryUnbegun(ctx context.Context, r *run, command, start string, timeout time.Duration, why stopReason, res *Result) stopReason {
+	for range 2 {
+		if why != stopNone || r.hasBegun() || r.done != nil {
+			break
+		}
+		failed := r.tookState && r.proc.dead()
+		s.dropProc(nil)
+		if failed {
+			s.forgetState()
+			res.Notes = append(res.Notes, stateLostNote)
+		}
+		r.broken = nil
+		if err := s.send(r, command, start); err != nil {
+			break
+		}
+		why = s.wait(ctx, r, timeout, res)
+	}
+	return why
+}
+
+// stateLostNote tells the model that the session's state was dropped.
+const stateLostNote = "the shell state saved by the earlier commands could not be restored (the shell ended before it began this command: the state made one of olly's own shell variables readonly, or broke the shell otherwise), so it was dropped: this command ran in a new shell without the earlier commands' variables, functions and aliases (only the working directory); set up again what it needs"
+
+// forgetState makes the session's saved state unused: the next bash
+// starts from olly's base environment, and no bash takes it over.
+func (s *Shell) forgetState() {
+	s.hasState, s.stateConfined, s.stateRO, s.hasWState = false, false, false, false
+	s.handBase = nil
+	s.kept = keptSave{}
 }
