@@ -113,6 +113,7 @@ __olly_clearv() {
 # here): a trap left on CHLD, say, would run during the next, stateless,
 # command, after which nothing is reset or saved; TestEveryTrapIsRemoved.)
 __olly_reset() {
+	__olly_purge
 	[[ ! -R _ ]] || builtin unset -n _
 	[[ $- != *m* ]] || builtin set +m
 	builtin set +aCeEfknPtTuvx -B +o pipefail +o posix
@@ -121,6 +122,26 @@ __olly_reset() {
 	builtin trap - {1..64}
 	builtin trap '__olly_exit' EXIT
 	__olly_tmout
+}
+
+# __olly_purge removes a function named builtin, which would run in
+# place of every builtin olly's code calls (all through "builtin"): it
+# could fake every later command, here and in each bash that takes over
+# a state that holds it (declare -f saves it). In POSIX mode (turned on
+# by the assignment, no command) unset, a special builtin, is found
+# before any function (one named unset too); a readonly function cannot
+# be unset: the assignment to a readonly variable that follows ends bash
+# (in POSIX mode), which olly answers with a bash without that state
+# (retryUnbegun). POSIXLY_CORRECT keeps a value it had; leaving POSIX
+# mode turns inherit_errexit on. Called right after a state is sourced
+# (start, sync), first in __olly_reset and __olly_exit: before anything
+# else of olly's calls a builtin (TestBuiltinFunctionCannotTakeOver).
+__olly_purge() {
+	__olly_pc=${POSIXLY_CORRECT+x}
+	POSIXLY_CORRECT=${POSIXLY_CORRECT-y}
+	unset -f builtin || __olly_ifs=
+	[[ -n $__olly_pc ]] || unset POSIXLY_CORRECT
+	builtin shopt -u inherit_errexit
 }
 
 # __olly_tmout picks the wait for olly's next request: with -t only
@@ -157,18 +178,20 @@ __olly_save() {
 # command ended; a stop signal now must not cut that short.
 __olly_exit() {
 	__olly_rc=$?
-	builtin trap '' TERM INT HUP QUIT
-	[[ -n $__olly_in ]] || return 0
-	__olly_in=
-	builtin set +o errexit +o nounset +o xtrace +o verbose +o noglob
-	__olly_save
-	builtin printf '%s\0%s\0%s\0%s\0' "$__olly_tok" "$__olly_rc" "$PWD" "$__olly_slot" >"$__olly_d/exit"
+	if [[ -n $__olly_in ]]; then
+		__olly_purge
+		builtin trap '' TERM INT HUP QUIT
+		__olly_in=
+		builtin set +o errexit +o nounset +o xtrace +o verbose +o noglob
+		__olly_save
+		builtin printf '%s\0%s\0%s\0%s\0' "$__olly_tok" "$__olly_rc" "$PWD" "$__olly_slot" >"$__olly_d/exit"
+	fi
 }
 
 # olly's functions are readonly, and defined before the restore: a command
 # cannot redefine them, and the copies of them a state file holds are
 # ignored (bash refuses to redefine a readonly function).
-builtin readonly -f __olly_clear __olly_clearv __olly_reset __olly_tmout __olly_save __olly_exit
+builtin readonly -f __olly_clear __olly_clearv __olly_reset __olly_purge __olly_tmout __olly_save __olly_exit
 
 # The loop: olly's code between two commands, at the top level, not in
 # functions: bash copies a function's whole body at each call and frees it
@@ -270,6 +293,7 @@ do
 				[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
 				[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
 			} </dev/null >/dev/null 2>&1
+			__olly_purge
 			builtin shopt -u expand_aliases
 			[[ -n $__olly_ok ]] || builtin exit 1
 			__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
@@ -358,6 +382,7 @@ builtin shopt -u inherit_errexit
 	if [[ -n $2 && $2 != d ]]; then
 		builtin shopt -s expand_aliases
 		builtin source -- "$1/state${2%d}" >&12 2>&12 <&12
+		__olly_purge
 		builtin shopt -u expand_aliases
 	fi
 	__olly_d=$1
@@ -380,6 +405,11 @@ builtin shopt -u inherit_errexit
 # Past the group without the end of olly's requests: bash dropped the
 # rest of the group (an assignment to a variable a restored state made
 # readonly fails so): a failure, which olly answers with a bash without
-# that state (retryUnbegun).
-[[ -n $__olly_eof ]] || builtin exit 125
-builtin exit 0
+# that state (retryUnbegun). No "builtin exit" here: a function named
+# builtin may be left (__olly_purge); in POSIX mode exit, a special
+# builtin, is found before a function of its name (a readonly
+# POSIXLY_CORRECT fails the assignment, which ends bash too: status 1).
+if [[ -z $__olly_eof ]]; then
+	POSIXLY_CORRECT=y
+	exit 125
+fi
