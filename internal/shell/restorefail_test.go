@@ -3,6 +3,8 @@ package shell
 import (
 	"strings"
 	"testing"
+
+	"github.com/olly-agent/olly/internal/sandbox"
 )
 
 // TestReadonlyDriverVariableInAStateIsDropped: a state that made one of
@@ -30,5 +32,25 @@ func TestReadonlyDriverVariableInAStateIsDropped(t *testing.T) {
 				t.Errorf("the session did not recover: %s", res.Text())
 			}
 		})
+	}
+}
+
+// TestReadonlyDriverVariableInASyncIsDropped: the same through a sync,
+// the session's read-only bash taking over the workspace-write bash's
+// state: the read-only bash ended before it began each command.
+func TestReadonlyDriverVariableInASyncIsDropped(t *testing.T) {
+	m, _, _, _ := sandboxed(t)
+	sh := m.Session("s")
+	ro := RunOptions{Policy: sandbox.ReadOnly}
+	mustRun(t, sh, "echo ro", ro)
+	mustRun(t, sh, "X=1; readonly __olly_dirty=0; exit 0", RunOptions{})
+	res := mustRun(t, sh, `echo "ran X=$X"`, ro)
+	if res.Output != "ran X=" || !hasNote(res, "could not be restored") {
+		t.Fatalf("the read-only command did not run in a bash without the state: %s", res.Text())
+	}
+	for _, opts := range []RunOptions{ro, {}} {
+		if res := mustRun(t, sh, `echo "ran $X"`, opts); res.Output != "ran " || strings.Contains(res.Text(), "could not be restored") {
+			t.Errorf("the session did not recover: %s", res.Text())
+		}
 	}
 }
