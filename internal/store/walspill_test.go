@@ -27,14 +27,16 @@ func TestCommittedSpillSurvivesCrash(t *testing.T) {
 	defer conn.Close()
 	const rows = 600
 	stmts := []string{
-		"PRAGMA cache_size(20)", // the transaction below outgrows it: pages spill to the WAL
+		"PRAGMA cache_size(20)",  // the transaction below outgrows it: pages spill to the WAL
+		"PRAGMA cache_spill(20)", // (the writer spills only past 4,096 pages)
 		"CREATE TABLE spill (id INTEGER PRIMARY KEY, v INTEGER, pad BLOB)",
 		"BEGIN IMMEDIATE",
 		fmt.Sprintf(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < %d)
 			INSERT INTO spill SELECT i, 0, randomblob(400) FROM n`, rows),
 		"UPDATE spill SET v = id", // changes pages already spilled
 		"COMMIT",
-		"PRAGMA cache_size(-16384)",
+		"PRAGMA cache_size(64)",
+		"PRAGMA cache_spill(4096)",
 	}
 	for _, q := range stmts {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
@@ -83,5 +85,22 @@ func copyFile(t *testing.T, src, dst string) {
 	}
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestWriterCacheIsSmall: the writer's page cache is 64 pages and spills
+// only past 4,096 dirty pages (store.go says why); the common 16 MiB
+// setting must not win over it.
+func TestWriterCacheIsSmall(t *testing.T) {
+	s := openTest(t)
+	var size, spill int
+	if err := s.w.QueryRow("PRAGMA cache_size").Scan(&size); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.w.QueryRow("PRAGMA cache_spill").Scan(&spill); err != nil {
+		t.Fatal(err)
+	}
+	if size != 64 || spill != 4096 {
+		t.Fatalf("writer cache_size %d cache_spill %d, want 64 and 4096", size, spill)
 	}
 }
