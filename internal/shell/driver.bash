@@ -133,15 +133,15 @@ __olly_reset() {
 # be unset: the assignment to a readonly variable that follows ends bash
 # (in POSIX mode), which olly answers with a bash without that state
 # (retryUnbegun). POSIXLY_CORRECT keeps a value it had; leaving POSIX
-# mode turns inherit_errexit on. Called right after a state is sourced
-# (start, sync), first in __olly_reset and __olly_exit: before anything
-# else of olly's calls a builtin (TestBuiltinFunctionCannotTakeOver).
+# mode turns inherit_errexit on (the reset turns it off, and the sync
+# after its purge). Called right after a state is sourced (start, sync),
+# first in __olly_reset and __olly_exit: before anything else of olly's
+# calls a builtin (TestBuiltinFunctionCannotTakeOver).
 __olly_purge() {
 	__olly_pc=${POSIXLY_CORRECT+x}
 	POSIXLY_CORRECT=${POSIXLY_CORRECT-y}
 	unset -f builtin || __olly_ifs=
 	[[ -n $__olly_pc ]] || unset POSIXLY_CORRECT
-	builtin shopt -u inherit_errexit
 }
 
 # __olly_tmout picks the wait for olly's next request: with -t only
@@ -294,7 +294,7 @@ do
 				[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
 			} </dev/null >/dev/null 2>&1
 			__olly_purge
-			builtin shopt -u expand_aliases
+			builtin shopt -u expand_aliases inherit_errexit
 			[[ -n $__olly_ok ]] || builtin exit 1
 			__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
 			builtin unset __olly_keep
