@@ -64,8 +64,9 @@ func (r roots) contains(dir string) bool {
 // removed, behind a link, or /proc is missing) as contains. The kernel
 // names a removed directory "PATH (deleted)": no path at all, which a
 // command can make a link that leaves (PWD set to that name), so such a
-// name is resolved too. (Its other forms, "(unreachable)/…" for a
-// directory outside the process's root, are not absolute, never PWD.)
+// name is resolved too. (A name relative to another root cannot come:
+// bash shares olly's root and mount namespace, and only bash's own cd
+// moves its directory.)
 func (r roots) containsAt(pid int, dir string) bool {
 	if pid > 0 && filepath.Clean(dir) == dir && !strings.HasSuffix(dir, deletedSuffix) {
 		if cwd, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd"); err == nil && cwd == dir {
