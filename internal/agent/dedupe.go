@@ -93,6 +93,9 @@ func signature(name string, args json.RawMessage) string {
 }
 
 func canonicalJSON(raw json.RawMessage) []byte {
+	if b, ok := canonicalFlat(raw); ok {
+		return b
+	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
