@@ -233,9 +233,13 @@ builtin readonly -f __olly_clear __olly_clearv __olly_reset __olly_purge __olly_
 #   could not be opened): this bash, its state wiped, must run nothing
 #   and save nothing. The state sourced may have set olly's variables,
 #   and TMOUT.
+# - After a sync, a nameref _ the state sourced made goes first (bash
+#   assigns _ after every simple command: a subscript in its target
+#   would run as code; after a saved command __olly_reset unsets it).
+# - The request: OLLY_SHELL_RUN, exported (below), takes its new value
+#   by assignment.
 # - After a saved command, a sync or at the start (__olly_dirty not 0):
-#   a nameref _ goes first (bash assigns _ after every simple command: a
-#   subscript in its target would run as code), and a nameref __olly_n
+#   a nameref __olly_n
 #   (a command's declare -n would make each name below the value of the
 #   variable it names, hiding a function). BASH_ALIASES is looked into
 #   only while it is bash's own associative array: unset, or made an
@@ -261,59 +265,62 @@ builtin readonly -f __olly_clear __olly_clearv __olly_reset __olly_purge __olly_
 #   aliases on and made some.
 __olly_loop='{ while
 	__olly_rc=$?
-	if [[ -n $__olly_in ]]; then
-		__olly_in= __olly_f=
-		[[ $__olly_sv != 1 ]] || { __olly_reset; __olly_f=s __olly_dirty=1; }
-		[[ $! == "$__olly_bg" ]] || __olly_f=b$__olly_f
+	if [[ -z $__olly_in ]]; then
+		:
+	elif [[ $__olly_sv == 1 ]]; then
+		__olly_reset
+		__olly_in= __olly_f=s __olly_dirty=1
+		[[ $! == "$__olly_bg" ]] || __olly_f=bs
 		builtin printf "D\0%s\0%s\0%s\0%s\0" "$__olly_tok" "$__olly_rc" "$__olly_f" "$PWD"
-		if [[ $__olly_sv == 1 ]]; then
-			__olly_save
-			builtin printf "S\0%s\0%s\0" "$__olly_tok" "$__olly_last"
-		fi
+		__olly_save
+		builtin printf "S\0%s\0%s\0" "$__olly_tok" "$__olly_last"
+	else
+		__olly_in= __olly_f=
+		[[ $! == "$__olly_bg" ]] || __olly_f=b
+		builtin printf "D\0%s\0%s\0%s\0%s\0" "$__olly_tok" "$__olly_rc" "$__olly_f" "$PWD"
 	fi
 	builtin read -r -n 1 "${__olly_rt[@]}" -u 10 __olly_w && {
 		builtin mapfile -d "" -t -u 3 __olly_req 3</proc/self/fd/11 ||
 			builtin mapfile -d "" -t -u 3 __olly_req 3<"$__olly_d/req"
 	} || ! __olly_eof=1
 do
-	if [[ -n ${__olly_req[4]} ]]; then
-		if [[ ${__olly_req[4]} == d ]]; then
-			__olly_ok=
-			{
-				[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
-				[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
-			} </dev/null >/dev/null 2>&1
-			[[ -n $__olly_ok ]] || builtin exit 1
-		else
-			__olly_clear
-			__olly_keep=("$__olly_d" "$__olly_last" "${__olly_forced[@]}")
-			builtin shopt -s expand_aliases
-			__olly_ok=
-			{
-				[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
-				[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
-			} </dev/null >/dev/null 2>&1
-			__olly_purge
-			builtin shopt -u expand_aliases inherit_errexit
-			[[ -n $__olly_ok ]] || builtin exit 1
-			__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
-			builtin unset __olly_keep
+	if [[ $__olly_dirty != 0 || -n ${__olly_req[4]} ]]; then
+		if [[ -n ${__olly_req[4]} ]]; then
+			if [[ ${__olly_req[4]} == d ]]; then
+				__olly_ok=
+				{
+					[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
+					[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
+				} </dev/null >/dev/null 2>&1
+				[[ ! -R _ ]] || builtin unset -n _
+				[[ -n $__olly_ok ]] || builtin exit 1
+			else
+				__olly_clear
+				__olly_keep=("$__olly_d" "$__olly_last" "${__olly_forced[@]}")
+				builtin shopt -s expand_aliases
+				__olly_ok=
+				{
+					[[ -f $__olly_d/sync && -r $__olly_d/sync ]] && __olly_ok=1
+					[[ -z $__olly_ok ]] || builtin source -- "$__olly_d/sync"
+				} </dev/null >/dev/null 2>&1
+				__olly_purge
+				[[ ! -R _ ]] || builtin unset -n _
+				builtin shopt -u expand_aliases inherit_errexit
+				[[ -n $__olly_ok ]] || builtin exit 1
+				__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
+				builtin unset __olly_keep
+			fi
+			__olly_dirty=1
+			__olly_tmout
 		fi
-		__olly_dirty=1
-		__olly_tmout
-	fi
-	if [[ $__olly_dirty != 0 ]]; then
-		[[ ! -R _ ]] || builtin unset -n _
+		__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_cmd=${__olly_req[5]} __olly_sv=${__olly_req[3]} OLLY_SHELL_RUN=${__olly_req[0]}
 		builtin unset -n __olly_n
-		__olly_sv=${__olly_req[3]}
 		[[ ! -R BASH_ALIASES && ${BASH_ALIASES@a} == A ]] || __olly_sv=1
-		builtin export OLLY_SHELL_RUN="${__olly_req[0]}" "${__olly_forced[@]}"
+		builtin export OLLY_SHELL_RUN "${__olly_forced[@]}"
 		IFS=$__olly_ifs
 	else
-		__olly_sv=${__olly_req[3]}
-		builtin export OLLY_SHELL_RUN="${__olly_req[0]}"
+		__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_cmd=${__olly_req[5]} __olly_sv=${__olly_req[3]} OLLY_SHELL_RUN=${__olly_req[0]}
 	fi
-	__olly_tok=${__olly_req[0]} __olly_out=${__olly_req[2]} __olly_cmd=${__olly_req[5]}
 	if [[ $PWD != "${__olly_req[1]}" || -n ${__olly_req[4]} ]]; then
 		builtin cd -- "${__olly_req[1]}"
 	fi
@@ -323,7 +330,12 @@ do
 	done
 	__olly_in=1 __olly_bg=$!
 	builtin printf "B\0%s\0" "$__olly_tok"
-	if [[ $__olly_dirty == 0 || /dev/fd/0 -ef /dev/fd/12 ]]; then
+	if [[ $__olly_dirty == 0 ]]; then
+		{
+			[[ $__olly_sv != 1 ]] || builtin shopt -s expand_aliases
+			builtin eval -- "$__olly_cmd"
+		} 2>"$__olly_out" >&2
+	elif [[ /dev/fd/0 -ef /dev/fd/12 ]]; then
 		__olly_dirty=0
 		{
 			[[ $__olly_sv != 1 ]] || builtin shopt -s expand_aliases
