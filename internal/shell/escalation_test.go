@@ -225,3 +225,32 @@ func TestRestoredStateCannotReplaceOllysFunctions(t *testing.T) {
 		t.Fatalf("a restored state replaced olly's functions: %s", res.Text())
 	}
 }
+
+// TestCwdSwappedLaterDoesNotLeadAnUnsandboxedCommandOut: a sandboxed
+// command ended inside the workspace and left a job that, afterwards,
+// made the name of that directory a link that leaves; the approved
+// unsandboxed command that followed started there, outside. Its start
+// is checked again (links followed) before it runs.
+func TestCwdSwappedLaterDoesNotLeadAnUnsandboxedCommandOut(t *testing.T) {
+	m, ws, outside, _ := sandboxed(t)
+	sh := m.Session("s")
+	job := `mkdir d && cd d && { (sleep 0.5; mv ../d ../e && ln -s ` + outside + ` ../d) >/dev/null 2>&1 & }`
+	if res := mustRun(t, sh, job, RunOptions{}); res.ExitCode != 0 || res.CwdReset {
+		t.Fatalf("setup: %s", res.Text())
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if fi, err := os.Lstat(filepath.Join(ws, "d")); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the job did not make the link")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	res := mustRun(t, sh, "pwd -P", RunOptions{Policy: sandbox.Unsandboxed})
+	realWS, _ := filepath.EvalSymlinks(ws)
+	if res.Output != realWS || !hasNote(res, "outside the workspace") {
+		t.Errorf("the unsandboxed command started in %q, want the primary root %s: %s", res.Output, realWS, res.Text())
+	}
+}

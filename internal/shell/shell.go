@@ -190,7 +190,7 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 		res.Notes = append(res.Notes, noexecNote)
 		facts.Stateless = false
 	}
-	start, reason := s.startDir(opts.Cwd, res)
+	start, reason := s.startDir(opts.Cwd, opts.Policy, res)
 	if reason != "" {
 		res.Rejected = reason
 		return res, nil
@@ -224,13 +224,20 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 }
 
 // startDir picks the directory the command starts in: the requested one,
-// or where the previous command ended if it still exists.
-func (s *Shell) startDir(req string, res *Result) (dir, reason string) {
+// or where the previous command ended if it still exists. For a command
+// outside the sandbox that place is checked against the roots again
+// (links followed): it was checked when the previous command ended, but
+// a job a sandboxed command left may have made a name in it a link that
+// leaves since (TestCwdSwappedLaterDoesNotLeadAnUnsandboxedCommandOut).
+func (s *Shell) startDir(req string, policy sandbox.Policy, res *Result) (dir, reason string) {
 	if req != "" {
 		return s.m.roots.resolve(req)
 	}
 	if fi, err := os.Stat(s.cwd); err != nil || !fi.IsDir() {
 		res.Notes = append(res.Notes, fmt.Sprintf("%s no longer exists; the command ran in %s", s.cwd, s.m.roots.primary()))
+		s.setCwd(s.m.roots.primary())
+	} else if policy == sandbox.Unsandboxed && !s.m.roots.contains(s.cwd) {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s now leads outside the workspace (a link); the command ran in %s", s.cwd, s.m.roots.primary()))
 		s.setCwd(s.m.roots.primary())
 	}
 	return s.cwd, ""
