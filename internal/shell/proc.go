@@ -369,6 +369,16 @@ func (p *bashProc) release() {
 	p.closeRequest()
 }
 
+// endedOnItsOwn reports whether bash has ended by exiting (the driver
+// leaving its loop, or bash stopping on an error), not by a signal.
+func (p *bashProc) endedOnItsOwn() bool {
+	if !p.dead() {
+		return false
+	}
+	_, sig := p.exitStatus()
+	return sig == ""
+}
+
 // exitStatus describes how bash ended: its exit code, or -1 and the
 // signal that killed it.
 func (p *bashProc) exitStatus() (code int, signal string) {

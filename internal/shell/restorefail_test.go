@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/olly-agent/olly/internal/sandbox"
@@ -53,4 +54,46 @@ func TestReadonlyDriverVariableInASyncIsDropped(t *testing.T) {
 			t.Errorf("the session did not recover: %s", res.Text())
 		}
 	}
+}
+
+// TestKilledBashDidNotFailOnItsState: only a bash that ended by itself
+// after taking over a state counts as failing on it (retryUnbegun drops
+// the state then). One killed by a signal between commands, before olly
+// saw it end, did not: dropping the state then lost every variable of a
+// session whose bash was killed (TestReadOnlyStateReachesWritesAsDataOnly's
+// restore cases failed under load that way).
+func TestKilledBashDidNotFailOnItsState(t *testing.T) {
+	m, _ := newTestManager(t, nil)
+	sh := m.Session("s")
+	mustRun(t, sh, "X=1", RunOptions{})
+	p := currentProc(sh)
+	if p == nil {
+		t.Fatal("no bash after a command")
+	}
+	if p.endedOnItsOwn() {
+		t.Fatal("a running bash counts as ended")
+	}
+	if err := syscall.Kill(p.pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.exited
+	if p.endedOnItsOwn() {
+		t.Error("a bash killed by SIGKILL counts as having ended on its own (its state would be dropped)")
+	}
+	mustRun(t, sh, "true", RunOptions{}) // a new bash
+	// A bash that exits by itself does count.
+	q := currentProc(sh)
+	mustRun(t, sh, "exit 3", RunOptions{})
+	<-q.exited
+	if !q.endedOnItsOwn() {
+		t.Error("a bash that exited by itself does not count as having ended on its own")
+	}
+}
+
+// currentProc is the session's current bash (proc is guarded by sem,
+// which a running command holds).
+func currentProc(sh *Shell) *bashProc {
+	sh.sem <- struct{}{}
+	defer func() { <-sh.sem }()
+	return sh.proc
 }

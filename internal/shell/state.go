@@ -80,13 +80,15 @@ func (s *Shell) statePath(slot int) string {
 // began r failed on that state: one that made a variable of olly's
 // driver readonly stops the driver before its loop, in every bash that
 // takes it. That state is dropped (forgetState) and r runs in a bash
-// without it, which the result says.
+// without it, which the result says. A bash killed by a signal did not
+// fail on its state (something killed it between commands, before olly
+// saw it end): r runs again in a bash that takes the state.
 func (s *Shell) retryUnbegun(ctx context.Context, r *run, command, start string, timeout time.Duration, why stopReason, res *Result) stopReason {
 	for range 2 {
 		if why != stopNone || r.hasBegun() || r.done != nil {
 			break
 		}
-		failed := r.tookState && r.proc.dead()
+		failed := r.tookState && r.proc.endedOnItsOwn()
 		s.dropProc(nil)
 		if failed {
 			s.forgetState()
