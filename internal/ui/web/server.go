@@ -152,6 +152,12 @@ type runner struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// mu orders Go's Add before stop's Wait: a connection still being
+	// handled while the server stops may ask for work then (an Add racing
+	// a Wait on a zero counter is a misuse of WaitGroup, and that work
+	// would outlive stop).
+	mu      sync.Mutex
+	stopped bool
 }
 
 func newRunner() *runner {
@@ -159,9 +165,17 @@ func newRunner() *runner {
 	return &runner{ctx: ctx, cancel: cancel}
 }
 
-// Go runs fn with the runner's context in a goroutine stop waits for.
+// Go runs fn with the runner's context in a goroutine stop waits for;
+// once stop has begun, fn is not run (its context is canceled: the
+// server is going away).
 func (r *runner) Go(fn func(ctx context.Context)) {
+	r.mu.Lock()
+	if r.stopped {
+		r.mu.Unlock()
+		return
+	}
 	r.wg.Add(1)
+	r.mu.Unlock()
 	go func() {
 		defer r.wg.Done()
 		fn(r.ctx)
@@ -169,6 +183,9 @@ func (r *runner) Go(fn func(ctx context.Context)) {
 }
 
 func (r *runner) stop() {
+	r.mu.Lock()
+	r.stopped = true
+	r.mu.Unlock()
 	r.cancel()
 	r.wg.Wait()
 }
