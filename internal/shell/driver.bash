@@ -140,8 +140,29 @@ __olly_reset() {
 __olly_purge() {
 	__olly_pc=${POSIXLY_CORRECT+x}
 	POSIXLY_CORRECT=${POSIXLY_CORRECT-y}
-	unset -f builtin || __olly_ifs=
+	unset -f builtin declare alias : || __olly_ifs=
 	[[ -n $__olly_pc ]] || unset POSIXLY_CORRECT
+}
+
+# __olly_vars assigns, once, every variable of olly's that its loop and
+# functions assign, after a state is sourced (start, full sync) and
+# before the B frame: a state that made one readonly (the EXIT trap saves
+# the attribute) or a nameref to a readonly one ends bash here, before the
+# command begins, which olly answers with a bash without that state
+# (retryUnbegun); left to the loop, it ended bash after B (__olly_f) or
+# after D (__olly_slot) of every command, and the state was kept, for
+# good. Unset first (-n: a nameref itself): no attribute the state gave
+# them (-i, -n, -u...) is left; __olly_req, the request a sync serves,
+# keeps its value; __olly_ok is 1 (a state holds it: the sync that takes
+# it over checks it after its source). Not here: __olly_d, __olly_last and
+# __olly_forced, assigned right after each source; __olly_keep, assigned
+# before the sync's source (a readonly one fails the next sync, before
+# B); __olly_loop and __olly_ifs are readonly. TestDriverVariablesAreAssignedAfterASource
+# checks the list against the driver.
+__olly_vars() {
+	builtin unset -n __olly_rc __olly_in __olly_f __olly_dirty __olly_slot __olly_w __olly_eof __olly_ok __olly_tok __olly_out __olly_cmd __olly_sv __olly_n __olly_bg __olly_pc __olly_rt __olly_names
+	__olly_rc= __olly_in= __olly_f= __olly_dirty=1 __olly_slot= __olly_w= __olly_eof= __olly_ok=1 __olly_tok= __olly_out= __olly_cmd= __olly_sv= __olly_n= __olly_bg= __olly_pc= __olly_rt=() __olly_names=()
+	__olly_req=("${__olly_req[@]}")
 }
 
 # __olly_tmout picks the wait for olly's next request: with -t only
@@ -191,7 +212,7 @@ __olly_exit() {
 # olly's functions are readonly, and defined before the restore: a command
 # cannot redefine them, and the copies of them a state file holds are
 # ignored (bash refuses to redefine a readonly function).
-builtin readonly -f __olly_clear __olly_clearv __olly_reset __olly_purge __olly_tmout __olly_save __olly_exit
+builtin readonly -f __olly_clear __olly_clearv __olly_reset __olly_purge __olly_vars __olly_tmout __olly_save __olly_exit
 
 # The loop: olly's code between two commands, at the top level, not in
 # functions: bash copies a function's whole body at each call and frees it
@@ -265,19 +286,19 @@ builtin readonly -f __olly_clear __olly_clearv __olly_reset __olly_purge __olly_
 #   aliases on and made some.
 __olly_loop='{ while
 	__olly_rc=$?
-	if [[ -z $__olly_in ]]; then
-		:
-	elif [[ $__olly_sv == 1 ]]; then
-		__olly_reset
-		__olly_in= __olly_f=s __olly_dirty=1
-		[[ $! == "$__olly_bg" ]] || __olly_f=bs
-		builtin printf "D\0%s\0%s\0%s\0%s\0" "$__olly_tok" "$__olly_rc" "$__olly_f" "$PWD"
-		__olly_save
-		builtin printf "S\0%s\0%s\0" "$__olly_tok" "$__olly_last"
-	else
-		__olly_in= __olly_f=
-		[[ $! == "$__olly_bg" ]] || __olly_f=b
-		builtin printf "D\0%s\0%s\0%s\0%s\0" "$__olly_tok" "$__olly_rc" "$__olly_f" "$PWD"
+	if [[ -n $__olly_in ]]; then
+		if [[ $__olly_sv == 1 ]]; then
+			__olly_reset
+			__olly_in= __olly_f=s __olly_dirty=1
+			[[ $! == "$__olly_bg" ]] || __olly_f=bs
+			builtin printf "D\0%s\0%s\0%s\0%s\0" "$__olly_tok" "$__olly_rc" "$__olly_f" "$PWD"
+			__olly_save
+			builtin printf "S\0%s\0%s\0" "$__olly_tok" "$__olly_last"
+		else
+			__olly_in= __olly_f=
+			[[ $! == "$__olly_bg" ]] || __olly_f=b
+			builtin printf "D\0%s\0%s\0%s\0%s\0" "$__olly_tok" "$__olly_rc" "$__olly_f" "$PWD"
+		fi
 	fi
 	builtin read -r -n 1 "${__olly_rt[@]}" -u 10 __olly_w && {
 		builtin mapfile -d "" -t -u 3 __olly_req 3</proc/self/fd/11 ||
@@ -307,6 +328,7 @@ do
 				[[ ! -R _ ]] || builtin unset -n _
 				builtin shopt -u expand_aliases inherit_errexit
 				[[ -n $__olly_ok ]] || builtin exit 1
+				__olly_vars
 				__olly_d=${__olly_keep[0]} __olly_last=${__olly_keep[1]} __olly_forced=("${__olly_keep[@]:2}")
 				builtin unset __olly_keep
 			fi
@@ -395,6 +417,7 @@ builtin shopt -u inherit_errexit
 		builtin shopt -s expand_aliases
 		builtin source -- "$1/state${2%d}" >&12 2>&12 <&12
 		__olly_purge
+		__olly_vars
 		builtin shopt -u expand_aliases
 	fi
 	__olly_d=$1
