@@ -91,10 +91,10 @@ __olly_clearv() {
 	builtin local -A __olly_kn
 	for __olly_n in "${@:2}"; do __olly_kn[$__olly_n]=1; done
 	for __olly_n in "${__olly_names[@]}"; do
-		[[ $__olly_n == __olly_* || -n ${__olly_own[$__olly_n]+x} || -n ${__olly_kn[$__olly_n]+x} ]] && continue
+		[[ $__olly_n == __olly_* || -n ${__olly_own[$__olly_n]+x} || -n ${__olly_kn[$__olly_n]+x} ]] && builtin continue
 		if [[ -n $1 ]]; then
 			case $__olly_n in
-			__OLLY_KEEP__) continue ;;
+			__OLLY_KEEP__) builtin continue ;;
 			esac
 		fi
 		builtin unset -n -- "$__olly_n" 2>/dev/null # a nameref itself
