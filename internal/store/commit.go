@@ -268,9 +268,9 @@ func (rc *rawConn) moveLeafTo(ctx context.Context, id string, h *head) error {
 	moved := d < 0 || d >= updatedGrain
 	switch {
 	case !h.atEnd && moved:
-		return rc.exec(ctx, rc.moveLeaf, staleLeaf, h.at, id)
+		return rc.exec(ctx, rc.moveLeaf, h.at, id)
 	case !h.atEnd:
-		return rc.exec(ctx, rc.moveLeafOnly, staleLeaf, id)
+		return rc.exec(ctx, rc.moveLeafOnly, id)
 	case moved:
 		return rc.exec(ctx, rc.moveUpdated, h.at, id)
 	}

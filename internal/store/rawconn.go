@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // rawStmt is a driver statement the committer runs directly.
@@ -83,8 +84,9 @@ func (rc *rawConn) prepare(ctx context.Context, wc *writerConn) error {
 	rc.commit = prep("COMMIT")
 	rc.rollback = prep("ROLLBACK")
 	rc.readHead = prep(commitHeadSQL)
-	rc.moveLeaf = prep(`UPDATE sessions SET leaf_seq = ?, leaf_at_end = 1, updated_at = ? WHERE id = ?`)
-	rc.moveLeafOnly = prep(`UPDATE sessions SET leaf_seq = ?, leaf_at_end = 1 WHERE id = ?`)
+	setFlag := `UPDATE sessions SET leaf_seq = ` + strconv.FormatInt(staleLeaf, 10) + `, leaf_at_end = 1`
+	rc.moveLeaf = prep(setFlag + `, updated_at = ? WHERE id = ?`)
+	rc.moveLeafOnly = prep(setFlag + ` WHERE id = ?`)
 	rc.moveUpdated = prep(`UPDATE sessions SET updated_at = ? WHERE id = ?`)
 	rc.reserveIDs = prep(`UPDATE sqlite_sequence SET seq = ? WHERE name = 'events'`)
 	rc.firstIDs = prep(`INSERT INTO sqlite_sequence (name, seq) VALUES ('events', ?)`)
