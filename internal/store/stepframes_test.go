@@ -138,12 +138,18 @@ func stepFrames(t testing.TB, warm, steps int) (perStep float64, byOwner map[str
 }
 
 // TestReportStepFrames writes down which pages an agent step's commit
-// writes (go test -run TestReportStepFrames -v).
+// writes (go test -run TestReportStepFrames -v), and checks that its
+// page mapping found the events' frames.
 func TestReportStepFrames(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a report")
 	}
 	per, by := stepFrames(t, 50, 400)
+	// The report is worth reading only if the frames were mapped to their
+	// tables: each step inserts events, so their table must be among them.
+	if per <= 0 || by["events"] <= 0 {
+		t.Fatalf("no frame mapped to the events table (%.2f frames a step, by owner %v): the report's page mapping is broken", per, by)
+	}
 	names := make([]string, 0, len(by))
 	for n := range by {
 		names = append(names, n)
