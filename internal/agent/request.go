@@ -63,8 +63,9 @@ type requestBuilder struct {
 	mark       session.RenderMark
 	markVision bool
 	same       int
-	// reqID numbers the requests built (llm.ChatRequest.ID): a request
-	// promises the encode cache the messages it kept from the one before.
+	// reqID is the number of the last request built (llm.ChatRequest.ID,
+	// from the encode cache): a request promises the cache the messages it
+	// kept from the one before.
 	reqID uint64
 }
 
@@ -136,10 +137,11 @@ func (b *requestBuilder) request() *llm.ChatRequest {
 	if b.format == session.FormatNative {
 		req.Tools = b.specs
 	}
-	b.reqID++
+	prev := b.reqID
+	b.reqID = b.encoded.NewID()
 	req.ID = b.reqID
 	if same > 0 {
-		req.KeptFrom, req.Kept = b.reqID-1, same
+		req.KeptFrom, req.Kept = prev, same
 	}
 	return req
 }

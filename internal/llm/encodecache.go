@@ -1,6 +1,9 @@
 package llm
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // EncodeCache keeps the wire encoding of one conversation's messages from
 // one chat request to the next (ChatRequest.Cache). An agent's requests
@@ -26,6 +29,17 @@ type EncodeCache struct {
 	mu      sync.Mutex
 	dialect string
 	state   any
+	lastID  atomic.Uint64
+}
+
+// NewID numbers a request made with the cache (ChatRequest.ID): no two of
+// its requests get the same number, whoever makes them, so that a promise
+// (ChatRequest.KeptFrom) cannot name another conversation's request that
+// shares the cache. Numbers a caller counted itself could: two
+// conversations on one cache each had a request 1, and the second one's
+// messages were sent as the first's.
+func (c *EncodeCache) NewID() uint64 {
+	return c.lastID.Add(1)
 }
 
 // Hold is for the wire clients: it locks the cache and returns what was

@@ -89,7 +89,9 @@ type ChatRequest struct {
 	// request of the same conversation (see EncodeCache); it changes
 	// nothing in what is sent.
 	Cache *EncodeCache
-	// ID numbers the requests of one conversation (0: not numbered).
+	// ID numbers the request among those made with Cache (0: not
+	// numbered); take it from Cache.NewID, so that it is unique even
+	// when another conversation shares the cache.
 	// Kept > 0 is the caller's promise that Messages[1:1+Kept] are, value
 	// for value, those of request KeptFrom at the same positions: a Cache
 	// whose last request was KeptFrom takes their encodings without

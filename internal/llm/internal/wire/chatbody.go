@@ -43,10 +43,11 @@ type ChatBody struct {
 // handful of pieces however long the conversation: a piece per chunk of
 // frozenChunk bytes instead of one a message (the piece list allocated,
 // and the transport's writev iterated, per message). A chunk is
-// append-only: a body holds chunk[:n] of the moment, appending writes only
-// past every length handed out, and cutting one (a message in it changed)
-// clips its capacity, so that the bytes a body holds are never written
-// again. Nothing frozen is copied again.
+// append-only: a body holds chunk[:n] of the moment, and appending writes
+// only past every length handed out, so that the bytes a body holds are
+// never written again; a chunk holding a message that changed leaves
+// frozen whole (thaw). Nothing frozen is copied again, but for the
+// messages that shared a chunk with one that changed.
 type chatCache struct {
 	msgs []cachedMessage
 	// frozen holds the encodings of messages 1 to nf, one after the other.
@@ -132,7 +133,10 @@ func (cc *chatCache) messages(c *ChatBody) error {
 	if c.Kept > 0 && c.KeptFrom != 0 && c.KeptFrom == cc.id {
 		kept = min(c.Kept, len(c.Messages)-1, len(cc.msgs)-1)
 	}
-	cc.id = c.ID
+	// The cache holds request c.ID only once every message is in: until
+	// then no promise may name it (an error returns half-way, and so does
+	// a panic in the dialect's conversion a caller recovers from).
+	cc.id = 0
 	cc.truncate(len(c.Messages))
 	for i := range c.Messages {
 		if i != 0 && i <= kept {
@@ -144,11 +148,11 @@ func (cc *chatCache) messages(c *ChatBody) error {
 		}
 		if err := cc.encode(c, i); err != nil {
 			cc.truncate(i)
-			cc.id = 0
 			return err
 		}
 	}
 	cc.freeze(kept)
+	cc.id = c.ID
 	return nil
 }
 
@@ -168,7 +172,7 @@ func (cc *chatCache) pieces(p Pieces, n int) Pieces {
 }
 
 // encode encodes message i of the request into the cache, replacing what
-// was kept at its position (and cutting frozen there).
+// was kept at its position (and taking its chunk out of frozen).
 func (cc *chatCache) encode(c *ChatBody, i int) error {
 	m := &c.Messages[i]
 	b, err := json.Marshal(c.Message(*m))
@@ -202,19 +206,24 @@ func (cc *chatCache) freeze(n int) {
 	cc.nf = max(cc.nf, n)
 }
 
-// thaw takes messages i to nf out of frozen: each gets its encoding back
-// (a slice of its chunk, which is never written again), and frozen ends
-// before message i, the capacity of its chunk clipped.
+// thaw takes message i and those after it out of frozen, with the
+// messages before it in its chunk: each gets its encoding back (a slice
+// of its chunk, which is never written again), and frozen ends with the
+// chunk before. The whole chunk goes, not the part from message i: a
+// chunk cut there would stay in frozen with no room left, and the next
+// freeze begin another, so that a kept message changed again and again
+// (a result shortened to fit the window, then sent whole) left a piece
+// and a chunk's memory behind each time. Freezing again copies at most a
+// chunk's worth of messages before it.
 func (cc *chatCache) thaw(i int) {
 	if i < 1 || i > cc.nf {
 		return
 	}
 	ci := cc.msgs[i].chunk
-	start := 0
-	if p := &cc.msgs[i-1]; i > 1 && p.chunk == ci {
-		start = p.end
+	for i > 1 && cc.msgs[i-1].chunk == ci {
+		i--
 	}
-	from, chunk := start, ci
+	from, chunk := 0, ci
 	for k := i; k <= cc.nf; k++ {
 		e := &cc.msgs[k]
 		if e.chunk != chunk {
@@ -223,13 +232,8 @@ func (cc *chatCache) thaw(i int) {
 		e.enc, from = cc.frozen[e.chunk][from:e.end:e.end], e.end
 		e.chunk, e.end = 0, 0
 	}
-	keep := ci
-	if start > 0 {
-		cc.frozen[ci] = cc.frozen[ci][:start:start]
-		keep++
-	}
-	clear(cc.frozen[keep:])
-	cc.frozen, cc.nf = cc.frozen[:keep], i-1
+	clear(cc.frozen[ci:])
+	cc.frozen, cc.nf = cc.frozen[:ci], i-1
 }
 
 // truncate forgets the messages from position n on.

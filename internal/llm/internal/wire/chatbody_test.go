@@ -179,3 +179,148 @@ func TestChatBodyFewPieces(t *testing.T) {
 		}
 	}
 }
+
+// plainBody is json.Marshal of testBody's request as one struct.
+func plainBody(t *testing.T, msgs []llm.Message) []byte {
+	t.Helper()
+	conv := make([]testMessage, len(msgs))
+	for k, m := range msgs {
+		conv[k] = testMessage{Role: string(m.Role), Content: m.Content}
+	}
+	want, err := json.Marshal(struct {
+		Model    string        `json:"model"`
+		Messages []testMessage `json:"messages"`
+		testRest
+	}{"m", conv, testRest{Stream: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return want
+}
+
+// TestChatBodySharedCache: two conversations that share a cache (a
+// sub-agent's or a title request given the same one) each get their own
+// messages, though each promises what it kept from its own last request:
+// request numbers are the cache's (EncodeCache.NewID), so a promise never
+// names the other conversation's request. With numbers each conversation
+// counted itself, the second conversation's request 1 passed for the
+// first's, and the first's next body carried the second's messages.
+func TestChatBodySharedCache(t *testing.T) {
+	cache := new(llm.EncodeCache)
+	type conv struct {
+		name string
+		msgs []llm.Message
+		last uint64 // the ID of its last request
+	}
+	convs := []*conv{{name: "a"}, {name: "b"}}
+	for step := range 6 {
+		for _, c := range convs {
+			kept := len(c.msgs) - 1
+			if c.msgs == nil {
+				c.msgs, kept = []llm.Message{{Role: "system", Content: "sys"}}, 0
+			}
+			c.msgs = append(c.msgs, llm.Message{Role: "user", Content: fmt.Sprint(c.name, step)})
+			b := testBody("d", cache, c.msgs...)
+			b.ID = cache.NewID()
+			if kept > 0 {
+				b.KeptFrom, b.Kept = c.last, kept
+			}
+			c.last = b.ID
+			if got, want := encodeString(t, b), plainBody(t, c.msgs); got != string(want) {
+				t.Fatalf("conversation %s, step %d:\n%s\nwant\n%s", c.name, step, got, want)
+			}
+		}
+	}
+}
+
+// TestChatBodyEditsDoNotGrowPieces: a kept message that changes and is
+// kept again (a result shortened to fit the window, then sent whole)
+// does not leave a chunk of its own behind each time: the body stays a
+// handful of pieces, and the chunks hold about what they carry. Cutting a
+// chunk at the changed message left its head in the list, full-sized, and
+// the next freeze began a new 16 KiB chunk: one more piece, and 16 KiB
+// more, per edit.
+func TestChatBodyEditsDoNotGrowPieces(t *testing.T) {
+	cache := new(llm.EncodeCache)
+	msgs := []llm.Message{{Role: "system", Content: "sys"}, {Role: "user", Content: "task"}}
+	var id uint64
+	var held []Pieces
+	var heldBytes []string
+	for i := range 400 {
+		kept := len(msgs) - 1
+		if i%2 == 1 {
+			// The last message the request before promised (the last
+			// frozen) changes: this request promises the ones before it.
+			j := len(msgs) - 2
+			msgs[j], kept = llm.Message{Role: "tool", Content: fmt.Sprint("shortened ", i)}, j-1
+		} else {
+			msgs = append(msgs, llm.Message{Role: "tool", Content: fmt.Sprint("result ", i)})
+		}
+		b := testBody("d", cache, msgs...)
+		id++
+		b.ID, b.KeptFrom, b.Kept = id, id-1, kept
+		p, err := b.EncodeBody()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := p.Bytes(), plainBody(t, msgs); !bytes.Equal(got, want) {
+			t.Fatalf("request %d:\n%s\nwant\n%s", i, got, want)
+		}
+		if len(p) > 8 {
+			t.Fatalf("request %d (%d messages): %d pieces", i, len(msgs), len(p))
+		}
+		if i%50 == 0 {
+			held, heldBytes = append(held, p), append(heldBytes, string(p.Bytes()))
+		}
+	}
+	for k, p := range held {
+		if string(p.Bytes()) != heldBytes[k] {
+			t.Fatalf("body %d changed under later requests", k*50)
+		}
+	}
+	state, release := cache.Hold("d")
+	cc := state.(*chatCache)
+	release(cc)
+	// Each chunk was allocated at 16 KiB or more (a cut one's capacity
+	// says less): count them.
+	if carried := len(plainBody(t, msgs)); len(cc.frozen) > 1+2*carried/frozenChunk {
+		t.Errorf("%d frozen chunks of at least %d bytes for a body of %d", len(cc.frozen), frozenChunk, carried)
+	}
+}
+
+// TestChatBodyPanicKeepsNoPromise: a request whose encoding stopped half-way
+// (its message conversion panicked, and a caller recovered) is not one a
+// later promise can name: the cache still held the request before it at the
+// positions the panic left, and the next request's kept messages were taken
+// from there.
+func TestChatBodyPanicKeepsNoPromise(t *testing.T) {
+	cache := new(llm.EncodeCache)
+	sys := llm.Message{Role: "system", Content: "sys"}
+	a, b, c := llm.Message{Role: "user", Content: "a"}, llm.Message{Role: "assistant", Content: "b"}, llm.Message{Role: "user", Content: "c"}
+	x, y, z := llm.Message{Role: "assistant", Content: "x"}, llm.Message{Role: "user", Content: "y"}, llm.Message{Role: "user", Content: "z"}
+	first := testBody("d", cache, sys, a, b, c)
+	first.ID = 1
+	_ = encodeString(t, first)
+
+	second := testBody("d", cache, sys, a, x, y)
+	second.ID, second.KeptFrom, second.Kept = 2, 1, 1
+	conv := second.Message
+	second.Message = func(m llm.Message) any {
+		if m.Content == "x" {
+			panic("conversion failed")
+		}
+		return conv(m)
+	}
+	func() {
+		defer func() { _ = recover() }()
+		_, _ = second.EncodeBody()
+		t.Fatal("no panic")
+	}()
+
+	msgs := []llm.Message{sys, a, x, y, z}
+	third := testBody("d", cache, msgs...)
+	third.ID, third.KeptFrom, third.Kept = 3, 2, 3
+	if got, want := encodeString(t, third), plainBody(t, msgs); got != string(want) {
+		t.Fatalf("after a request that panicked:\n%s\nwant\n%s", got, want)
+	}
+}
