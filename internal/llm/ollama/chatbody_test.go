@@ -59,3 +59,16 @@ func BenchmarkChatBody(b *testing.B) {
 		}
 	}
 }
+
+// TestChatBodyNilImage: an image that is nil and one that is empty encode
+// differently here (null, ""), so a message whose image went from one to
+// the other is encoded again; bytes.Equal took them for the same, and the
+// cache sent the last request's encoding.
+func TestChatBodyNilImage(t *testing.T) {
+	cache := new(llm.EncodeCache)
+	sys := llm.Message{Role: llm.RoleSystem, Content: "sys"}
+	for i, img := range [][]byte{{}, nil, {}} {
+		req := &llm.ChatRequest{Model: "m", Cache: cache, Messages: []llm.Message{sys, {Role: llm.RoleUser, Content: "see", Images: [][]byte{img}}}}
+		wiretest.SameBody(t, bodyEncoders, req, fmt.Sprint("request ", i))
+	}
+}

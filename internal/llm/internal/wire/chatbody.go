@@ -265,7 +265,8 @@ func (cc *chatCache) toolsPiece(ts []llm.Tool, p *Pieces) error {
 }
 
 // sameMessage reports whether a and b encode the same. Strings and byte
-// slices that share memory compare in constant time.
+// slices that share memory compare in constant time. A nil byte slice is
+// not an empty one: json.Marshal writes null for it, "" for the other.
 func sameMessage(a, b *llm.Message) bool {
 	if a.Role != b.Role || a.Content != b.Content || a.Thinking != b.Thinking ||
 		a.ToolName != b.ToolName || a.ToolCallID != b.ToolCallID ||
@@ -273,7 +274,7 @@ func sameMessage(a, b *llm.Message) bool {
 		return false
 	}
 	for i := range a.Images {
-		if !bytes.Equal(a.Images[i], b.Images[i]) {
+		if !bytes.Equal(a.Images[i], b.Images[i]) || (a.Images[i] == nil) != (b.Images[i] == nil) {
 			return false
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -322,5 +323,58 @@ func TestChatBodyPanicKeepsNoPromise(t *testing.T) {
 	third.ID, third.KeptFrom, third.Kept = 3, 2, 3
 	if got, want := encodeString(t, third), plainBody(t, msgs); got != string(want) {
 		t.Fatalf("after a request that panicked:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestChatBodyChunkBoundaries: messages whose encodings fill a chunk
+// exactly, fall a byte short of it or pass it by a byte, or are larger than
+// a chunk, freeze into chunks that hold them whole, and the bodies are
+// those of the whole request.
+func TestChatBodyChunkBoundaries(t *testing.T) {
+	// sized is a user message whose encoding in the cache ("," and its
+	// JSON) is n bytes.
+	sized := func(n int) llm.Message {
+		overhead := len(`,{"role":"user","content":""}`)
+		return llm.Message{Role: "user", Content: strings.Repeat("x", n-overhead)}
+	}
+	for _, tc := range []struct {
+		name   string
+		sizes  []int
+		chunks int
+	}{
+		{"one fills a chunk", []int{frozenChunk, 100}, 2},
+		{"two fill a chunk", []int{frozenChunk - 100, 100, 100}, 2},
+		{"a byte short", []int{frozenChunk - 100, 99, 100}, 2},
+		{"a byte over", []int{frozenChunk - 100, 101, 100}, 2},
+		{"larger than a chunk", []int{100, 3 * frozenChunk, 100, frozenChunk + 1}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cache := new(llm.EncodeCache)
+			msgs := []llm.Message{{Role: "system", Content: "sys"}}
+			var id uint64
+			for _, n := range tc.sizes {
+				msgs = append(msgs, sized(n))
+				b := testBody("d", cache, msgs...)
+				prev := id
+				id = cache.NewID()
+				b.ID, b.KeptFrom, b.Kept = id, prev, len(msgs)-2
+				if got, want := encodeString(t, b), plainBody(t, msgs); got != string(want) {
+					t.Fatalf("%d messages: the body differs", len(msgs))
+				}
+			}
+			// The last request keeps them all.
+			msgs = append(msgs, llm.Message{Role: "user", Content: "end"})
+			b := testBody("d", cache, msgs...)
+			b.ID, b.KeptFrom, b.Kept = cache.NewID(), id, len(msgs)-2
+			if got, want := encodeString(t, b), plainBody(t, msgs); got != string(want) {
+				t.Fatal("the last body differs")
+			}
+			state, release := cache.Hold("d")
+			cc := state.(*chatCache)
+			release(cc)
+			if len(cc.frozen) != tc.chunks {
+				t.Errorf("%d chunks, want %d", len(cc.frozen), tc.chunks)
+			}
+		})
 	}
 }

@@ -124,7 +124,8 @@ func (g *chatGen) args() json.RawMessage {
 }
 
 func (g *chatGen) image() []byte {
-	pool := [][]byte{[]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00"), []byte("GIF89a"), {}, []byte(g.text())}
+	// nil and empty differ: Ollama's images are null and "".
+	pool := [][]byte{[]byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00"), []byte("GIF89a"), {}, nil, []byte(g.text())}
 	return pool[g.r.IntN(len(pool))]
 }
 
@@ -206,6 +207,17 @@ func (g *chatGen) tweak(m *llm.Message) {
 		m.Thinking += "x"
 	case 1:
 		m.Images = append(append([][]byte(nil), m.Images...), g.image())
+		if g.r.IntN(2) == 0 { // only an image's nil-ness changes
+			m.Images = m.Images[:len(m.Images)-1]
+			if len(m.Images) == 0 {
+				m.Images = [][]byte{nil}
+			}
+			if m.Images[0] == nil {
+				m.Images[0] = []byte{}
+			} else if len(m.Images[0]) == 0 {
+				m.Images[0] = nil
+			}
+		}
 	case 2:
 		m.ToolName += "x"
 	case 3:
