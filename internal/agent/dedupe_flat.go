@@ -3,6 +3,8 @@ package agent
 import (
 	"bytes"
 	"unicode/utf8"
+
+	"github.com/olly-agent/olly/internal/jsonnum"
 )
 
 // canonicalFlat is canonicalJSON's result for the usual arguments without
@@ -71,7 +73,7 @@ func flatValue(raw []byte, i int, out []byte) ([]byte, int, bool) {
 	case c == '"':
 		return flatString(raw, i, out)
 	case c == '-' || (c >= '0' && c <= '9'):
-		j := numberEnd(raw, i)
+		j := jsonnum.End(raw, i)
 		return append(out, raw[i:j]...), j, j > i
 	}
 	for _, lit := range []string{"true", "false", "null"} {
@@ -115,49 +117,6 @@ func flatString(raw []byte, i int, out []byte) ([]byte, int, bool) {
 		}
 	}
 	return out, len(raw), false
-}
-
-// numberEnd returns where the JSON number at raw[i:] ends, i if there is
-// none (-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?).
-func numberEnd(raw []byte, i int) int {
-	j := i
-	if j < len(raw) && raw[j] == '-' {
-		j++
-	}
-	switch {
-	case j < len(raw) && raw[j] == '0':
-		j++
-	case j < len(raw) && raw[j] >= '1' && raw[j] <= '9':
-		j = digits(raw, j)
-	default:
-		return i
-	}
-	if j < len(raw) && raw[j] == '.' {
-		k := digits(raw, j+1)
-		if k == j+1 {
-			return i
-		}
-		j = k
-	}
-	if j < len(raw) && (raw[j] == 'e' || raw[j] == 'E') {
-		k := j + 1
-		if k < len(raw) && (raw[k] == '+' || raw[k] == '-') {
-			k++
-		}
-		e := digits(raw, k)
-		if e == k {
-			return i
-		}
-		j = e
-	}
-	return j
-}
-
-func digits(raw []byte, j int) int {
-	for j < len(raw) && raw[j] >= '0' && raw[j] <= '9' {
-		j++
-	}
-	return j
 }
 
 func skipSpace(raw []byte, i int) int {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/olly-agent/olly/internal/jsonnum"
 )
 
 // This file holds the parser's lexical layer: strings with their escapes,
@@ -345,42 +347,7 @@ func scalarText(t []byte) (lit string, ok bool) {
 
 // validNumber reports whether t is a JSON number.
 func validNumber(t []byte) bool {
-	i := 0
-	if i < len(t) && t[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(t) && t[i] == '0':
-		i++
-	case i < len(t) && t[i] >= '1' && t[i] <= '9':
-		for i < len(t) && isDigit(t[i]) {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(t) && t[i] == '.' {
-		i++
-		if i == len(t) || !isDigit(t[i]) {
-			return false
-		}
-		for i < len(t) && isDigit(t[i]) {
-			i++
-		}
-	}
-	if i < len(t) && (t[i] == 'e' || t[i] == 'E') {
-		i++
-		if i < len(t) && (t[i] == '+' || t[i] == '-') {
-			i++
-		}
-		if i == len(t) || !isDigit(t[i]) {
-			return false
-		}
-		for i < len(t) && isDigit(t[i]) {
-			i++
-		}
-	}
-	return i == len(t)
+	return len(t) > 0 && jsonnum.End(t, 0) == len(t)
 }
 
 func isSpace(c byte) bool  { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }

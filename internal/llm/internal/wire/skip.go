@@ -1,6 +1,10 @@
 package wire
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/olly-agent/olly/internal/jsonnum"
+)
 
 // Skip moves past one value of any kind, checking its syntax.
 func (s *Scanner) Skip() bool { return s.skip(0) }
@@ -66,48 +70,14 @@ func (s *Scanner) skipString() bool {
 	return false
 }
 
-// skipNumber checks JSON's number grammar:
-// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+// skipNumber moves past a number (JSON's grammar, jsonnum.End).
 func (s *Scanner) skipNumber() bool {
-	b, i := s.b, s.i
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		i = digits(b, i)
-	default:
+	j := jsonnum.End(s.b, s.i)
+	if j == s.i {
 		return false
 	}
-	if i < len(b) && b[i] == '.' {
-		j := digits(b, i+1)
-		if j == i+1 {
-			return false
-		}
-		i = j
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digits(b, i)
-		if j == i {
-			return false
-		}
-		i = j
-	}
-	s.i = i
+	s.i = j
 	return true
-}
-
-func digits(b []byte, i int) int {
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
 }
 
 // FoldsTo reports whether key equals one of names ignoring case.
