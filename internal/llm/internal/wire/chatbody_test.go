@@ -199,8 +199,8 @@ func plainBody(t *testing.T, msgs []llm.Message) []byte {
 	return want
 }
 
-// TestChatBodySharedCache: two conversations that share a cache (a
-// sub-agent's or a title request given the same one) each get their own
+// TestChatBodySharedCache: two conversations that share a cache (olly
+// gives each run its own, but EncodeCache allows it) each get their own
 // messages, though each promises what it kept from its own last request:
 // request numbers are the cache's (EncodeCache.NewID), so a promise never
 // names the other conversation's request. With numbers each conversation
