@@ -46,8 +46,8 @@ type ChatBody struct {
 // append-only: a body holds chunk[:n] of the moment, and appending writes
 // only past every length handed out, so that the bytes a body holds are
 // never written again; a chunk holding a message that changed leaves
-// frozen whole (thaw). Nothing frozen is copied again, but for the
-// messages that shared a chunk with one that changed.
+// frozen whole (thaw). A frozen message is copied again only after it, a
+// message before it, or one in its chunk changed.
 type chatCache struct {
 	msgs []cachedMessage
 	// frozen holds the encodings of messages 1 to nf, one after the other.
