@@ -266,6 +266,12 @@ func TestKeptRequestsOnWire(t *testing.T) {
 	for i := range prov.reqs {
 		req := prov.reqs[i]
 		kept += req.Kept
+		// A promise names the request sent before (its number from the
+		// cache): one naming any other is never taken, and every message
+		// is compared again, with the same bytes on the wire.
+		if req.Kept > 0 && (i == 0 || req.KeptFrom == 0 || req.KeptFrom != prov.reqs[i-1].ID) {
+			t.Fatalf("request %d (number %d) promises request %d's messages", i+1, req.ID, req.KeptFrom)
+		}
 		req.Cache, req.ID, req.KeptFrom, req.Kept = nil, 0, 0, 0
 		s, err := plain.Chat(context.Background(), &req)
 		if err != nil {
