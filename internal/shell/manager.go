@@ -102,6 +102,11 @@ type Manager struct {
 	nextDir int
 	closed  bool
 	checked bool // the shell was found to be a usable bash
+
+	// beforeWake, for tests only (nil otherwise), runs just before olly
+	// wakes a bash for a command: a test can let the bash get ahead of
+	// olly there, as a loaded machine does.
+	beforeWake func(*bashProc)
 }
 
 // NewManager checks opts and creates the manager's private state

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/olly-agent/olly/internal/sandbox"
 )
@@ -18,31 +19,68 @@ import (
 // __olly_slot, assigned only by the loop, failed after the command began
 // (after B, after D): the state was kept and each later bash died so;
 // now every variable of olly's is assigned once after the source.
+//
+// "bash first" lets the restoring bash end before olly wakes it, as a
+// loaded machine often did (the wake write then fails): the state was
+// kept, the second attempt restored it and failed the same way, and Run
+// returned the Go error "bash ended before it began the command".
+// "prestart": the bash Prestart started (its warm-up command) found the
+// state broken; the result of the warm-up is read by nobody, and the
+// first command's did not say the state was dropped.
 func TestReadonlyDriverVariableInAStateIsDropped(t *testing.T) {
 	for _, name := range []string{"__olly_dirty", "__olly_bg", "__olly_eof", "__olly_f", "__olly_slot"} {
-		t.Run(name, func(t *testing.T) {
-			m, _ := newTestManager(t, nil)
-			sh := m.Session("s")
-			if name == "__olly_slot" {
-				// A readonly __olly_slot fails the EXIT trap's own save:
-				// it gets into a state written into the file.
-				mustRun(t, sh, "X=1", RunOptions{})
-				mustRun(t, sh, `printf '%s\n' 'declare -r __olly_slot=0' >>"$__olly_d/state$__olly_last"; kill -9 $$`, RunOptions{})
-			} else {
-				mustRun(t, sh, "X=1; readonly "+name+"=0; exit 0", RunOptions{})
-			}
-			res := mustRun(t, sh, `echo "ran X=$X"`, RunOptions{})
-			if res.Output != "ran X=" || res.ExitCode != 0 {
-				t.Fatalf("the command did not run in a bash without the state: %s", res.Text())
-			}
-			if !hasNote(res, "could not be restored") {
-				t.Errorf("the result does not say the state was dropped: %s", res.Text())
-			}
-			mustRun(t, sh, "Y=2", RunOptions{})
-			if res := mustRun(t, sh, `echo "ran Y=$Y"`, RunOptions{}); res.Output != "ran Y=2" || strings.Contains(res.Text(), "could not be restored") {
-				t.Errorf("the session did not recover: %s", res.Text())
-			}
-		})
+		for _, how := range []string{"", " bash first", " prestart"} {
+			t.Run(name+how, func(t *testing.T) {
+				readonlyDriverVariableDropped(t, name, how)
+			})
+		}
+	}
+}
+
+func readonlyDriverVariableDropped(t *testing.T, name, how string) {
+	m, _ := newTestManager(t, nil)
+	sh := m.Session("s")
+	if name == "__olly_slot" {
+		// A readonly __olly_slot fails the EXIT trap's own save:
+		// it gets into a state written into the file.
+		mustRun(t, sh, "X=1", RunOptions{})
+		mustRun(t, sh, `printf '%s\n' 'declare -r __olly_slot=0' >>"$__olly_d/state$__olly_last"; kill -9 $$`, RunOptions{})
+	} else {
+		mustRun(t, sh, "X=1; readonly "+name+"=0; exit 0", RunOptions{})
+	}
+	switch how {
+	case " bash first":
+		m.beforeWake = waitRestoredExit
+	case " prestart":
+		// The warm-up command finds the state broken (its bash ended
+		// before the wake); the command below waits for it.
+		m.beforeWake = waitRestoredExit
+		sh.Prestart(RunOptions{})
+	}
+	res := mustRun(t, sh, `echo "ran X=$X"`, RunOptions{})
+	m.beforeWake = nil
+	if res.Output != "ran X=" || res.ExitCode != 0 {
+		t.Fatalf("the command did not run in a bash without the state: %s", res.Text())
+	}
+	if !hasNote(res, "could not be restored") {
+		t.Errorf("the result does not say the state was dropped: %s", res.Text())
+	}
+	mustRun(t, sh, "Y=2", RunOptions{})
+	if res := mustRun(t, sh, `echo "ran Y=$Y"`, RunOptions{}); res.Output != "ran Y=2" || strings.Contains(res.Text(), "could not be restored") {
+		t.Errorf("the session did not recover: %s", res.Text())
+	}
+}
+
+// waitRestoredExit, a beforeWake, lets a bash that restored a state at its
+// start and was not sent a command yet run until it exits (up to 10 s),
+// before olly wakes it.
+func waitRestoredExit(p *bashProc) {
+	if !p.restored || p.used {
+		return
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(10 * time.Second):
 	}
 }
 

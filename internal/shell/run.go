@@ -110,8 +110,19 @@ func (s *Shell) send(r *run, command, dir string) error {
 	r.began, r.ticks = time.Now(), nowTicks()
 	r.tookState = sync != "" || (r.proc.restored && !r.proc.used)
 	r.proc.expectBegin(r.token)
+	if s.m.beforeWake != nil {
+		s.m.beforeWake(r.proc)
+	}
 	if err := r.proc.send(); err != nil {
-		s.dropProc(nil)
+		// bash ended before olly woke it. A new bash that restored a
+		// state at its start and ended by itself failed on that state,
+		// as when it ends after the wake (retryUnbegun): on a loaded
+		// machine it often gets that far before olly writes the wake
+		// byte, and the state must be dropped then too, or the next
+		// attempt restores it and fails the same way (the Go error
+		// errNotStarted). A sync is read only after the wake: no bash
+		// failed on one here.
+		s.dropUnbegun(r.proc.restored && !r.proc.used)
 		return errNotStarted
 	}
 	r.proc.used = true

@@ -81,6 +81,10 @@ type Shell struct {
 	// handBase is what a hand-over from a read-only bash compares with,
 	// from wstate (handBaseline).
 	handBase *handBase
+	// stateLost: forgetState dropped the session's state, which the next
+	// result says (stateLostNote), whichever command's bash failed on it
+	// (a command's, or prestart's warm-up, whose result nobody reads).
+	stateLost bool
 	// kept is the save STATE_DIR/state holds when checkpoint copied it
 	// there (zero when anything else wrote it): a bash that goes idle
 	// again without a newer save is not copied again (checkpoint).
@@ -209,6 +213,10 @@ func (s *Shell) Run(ctx context.Context, command string, opts RunOptions) (*Resu
 	if r.proc.fresh {
 		r.proc.fresh = false
 		res.Notes = append(res.Notes, freshNote)
+	}
+	if s.stateLost {
+		s.stateLost = false
+		res.Notes = append(res.Notes, stateLostNote)
 	}
 	if n := r.proc.handNote; n != "" {
 		r.proc.handNote = ""

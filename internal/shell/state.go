@@ -88,12 +88,7 @@ func (s *Shell) retryUnbegun(ctx context.Context, r *run, command, start string,
 		if why != stopNone || r.hasBegun() || r.done != nil {
 			break
 		}
-		failed := r.tookState && r.proc.endedOnItsOwn()
-		s.dropProc(nil)
-		if failed {
-			s.forgetState()
-			res.Notes = append(res.Notes, stateLostNote)
-		}
+		s.dropUnbegun(r.tookState)
 		r.broken = nil
 		if err := s.send(r, command, start); err != nil {
 			break
@@ -103,13 +98,30 @@ func (s *Shell) retryUnbegun(ctx context.Context, r *run, command, start string,
 	return why
 }
 
+// dropUnbegun lets go of the session's current bash, which ended, or lost
+// the request, before it began the command sent to it; tookState: it took
+// over a state for that command. If it then ended by itself (not by a
+// signal), it failed on that state, which is dropped (retryUnbegun).
+// p ended, or was killed, before dropProc closes its wake pipe (wait saw
+// it end, or the wake write found no reader), so how it ended is its own
+// doing; dropProc waits until olly has seen it.
+func (s *Shell) dropUnbegun(tookState bool) {
+	p := s.proc
+	s.dropProc(nil)
+	if tookState && p.endedOnItsOwn() {
+		s.forgetState()
+	}
+}
+
 // stateLostNote tells the model that the session's state was dropped.
 const stateLostNote = "the shell state saved by the earlier commands could not be restored (the shell ended before it began this command: the state made one of olly's own shell variables readonly, or broke the shell otherwise), so it was dropped: this command ran in a new shell without the earlier commands' variables, functions and aliases (only the working directory); set up again what it needs"
 
 // forgetState makes the session's saved state unused: the next bash
-// starts from olly's base environment, and no bash takes it over.
+// starts from olly's base environment, and no bash takes it over; the
+// next result says so (stateLost).
 func (s *Shell) forgetState() {
 	s.hasState, s.stateConfined, s.stateRO, s.hasWState = false, false, false, false
 	s.handBase = nil
 	s.kept = keptSave{}
+	s.stateLost = true
 }
