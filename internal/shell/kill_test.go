@@ -215,9 +215,12 @@ func TestCloseKillsEscapedBackground(t *testing.T) {
 	m, _ := newTestManager(t, nil)
 	sh := m.Session("s")
 	var pids []int
+	// Each command waits for its job to write its pid (up to 20 s): a
+	// fixed sleep 0.2 was too short for a loaded machine, and cat found
+	// no file.
 	for i, cmd := range []string{
-		"(setsid sh -c 'echo $$ >pid0; exec sleep 1000' >/dev/null 2>&1 &); sleep 0.2; cat pid0",
-		"setsid -f sh -c 'echo $$ >pid1; exec sleep 1000' >/dev/null 2>&1; sleep 0.2; cat pid1",
+		"(setsid sh -c 'echo $$ >pid0.new; mv pid0.new pid0; exec sleep 1000' >/dev/null 2>&1 &); " + waitFile("pid0") + "; cat pid0",
+		"setsid -f sh -c 'echo $$ >pid1.new; mv pid1.new pid1; exec sleep 1000' >/dev/null 2>&1; " + waitFile("pid1") + "; cat pid1",
 	} {
 		res := mustRun(t, sh, cmd, RunOptions{})
 		got := pidsIn(t, res.Output)
@@ -339,4 +342,9 @@ func TestEarlierJobNotTakenForTheCommand(t *testing.T) {
 			t.Errorf("pid %d is this command's but was left out: %v", pid, set)
 		}
 	}
+}
+
+// waitFile is a shell loop that waits up to 20 s for file to exist.
+func waitFile(file string) string {
+	return "for i in $(seq 2000); do [ -e " + file + " ] && break; sleep 0.01; done"
 }
