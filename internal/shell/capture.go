@@ -192,6 +192,35 @@ func (p *pump) detach(w io.WriteCloser) bool {
 	return true
 }
 
+// settle waits up to grace for the pipe to be done, and then, up to
+// bound, for as long as output stays unread in it. The command has ended:
+// what is in the pipe now was written before, and belongs to its result.
+// On a loaded machine the pump may not run within grace though all the
+// output is there and every writer is gone; that output went to the
+// background log, and the result said something still held the output
+// (TestStatePersists/exported_function flaked so: "bash -c g" printed
+// nothing). Once the pump has taken the backlog, the pipe gets one more
+// grace to end (the pump may hold the last bytes it read).
+func (p *pump) settle(grace, bound time.Duration) bool {
+	if p.waitEOF(grace) {
+		return true
+	}
+	if !outputUnread(p.r) {
+		return false // nothing was left: a job holds the pipe
+	}
+	deadline := time.Now().Add(bound)
+	for outputUnread(p.r) && time.Now().Before(deadline) {
+		if p.waitEOF(backlogPoll) {
+			return true
+		}
+	}
+	return p.waitEOF(grace)
+}
+
+// backlogPoll is how often settle looks whether the pump took the output
+// left in the pipe.
+const backlogPoll = 5 * time.Millisecond
+
 // waitEOF waits up to d for the pipe to be done.
 func (p *pump) waitEOF(d time.Duration) bool {
 	t := time.NewTimer(d)

@@ -179,6 +179,10 @@ func nowTicks() uint64 {
 	return max(t, 1) - 1
 }
 
+// outputUnread reports whether bytes wait unread in a command's output
+// pipe, f its read end.
+func outputUnread(f *os.File) bool { return pipePending(f) }
+
 // pipePending reports whether bytes wait unread in the pipe f belongs to.
 func pipePending(f *os.File) bool {
 	rc, err := f.SyscallConn()

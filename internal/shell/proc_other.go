@@ -36,3 +36,7 @@ func nowTicks() uint64 { return 0 }
 
 // pipePending cannot tell here; saying yes means olly waits for bash.
 func pipePending(*os.File) bool { return true }
+
+// outputUnread cannot tell here; saying no means olly waits for a
+// command's output only eofGrace, as before.
+func outputUnread(*os.File) bool { return false }

@@ -282,7 +282,7 @@ func (s *Shell) finish(r *run, why stopReason, res *Result) {
 // command has returned all the same (a background job must not hang the
 // call), and their further output goes to a log file.
 func (s *Shell) settleOutput(r *run, why stopReason, res *Result) {
-	eof := r.pump.waitEOF(eofGrace)
+	eof := r.pump.settle(eofGrace, backlogBound)
 	if why == stopNone && (!eof || r.proc.dead() || (r.done != nil && r.done.bg)) {
 		bg := s.runTarget(r, false).members()
 		res.Background = sortedPids(bg)

@@ -1,0 +1,74 @@
+package shell
+
+import (
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuf is a pump's destination the test reads while the pump runs.
+type lockedBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestSettleWaitsForUnreadOutput: output a command wrote before it ended
+// belongs to its result even when olly's reader has not run within
+// eofGrace (a loaded machine: the pump starts here only after the grace).
+// It went to the background log, and the result said something still held
+// the output. A pipe a job still holds, with nothing left unread in it,
+// is given up after the grace, as before.
+func TestSettleWaitsForUnreadOutput(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("outputUnread cannot tell here")
+	}
+	for _, tc := range []struct {
+		name    string
+		jobHold bool // a job keeps the write end: no end of file
+		want    bool
+	}{
+		{"all writers gone", false, true},
+		{"a job holds the pipe", true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rd, wr, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = wr.Close() }()
+			if _, err := wr.WriteString("output\n"); err != nil {
+				t.Fatal(err)
+			}
+			if !tc.jobHold {
+				_ = wr.Close()
+			}
+			var got lockedBuf
+			p := newPump(rd, &got)
+			late := time.AfterFunc(50*time.Millisecond, p.run)
+			eof := p.settle(time.Millisecond, time.Minute)
+			if late.Stop() {
+				go p.run()
+			}
+			p.stop() // (what it read is written before it ends)
+			<-p.eof
+			if eof != tc.want || got.String() != "output\n" {
+				t.Errorf("settle = %v with %q taken, want %v and the output", eof, got.String(), tc.want)
+			}
+		})
+	}
+}
