@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -138,7 +139,8 @@ type pump struct {
 	// never kept.
 	kept, stopped bool
 
-	eof chan struct{} // closed when the pipe is done
+	eof  chan struct{} // closed when the pipe is done
+	read atomic.Int64  // bytes read from the pipe (settle)
 }
 
 func newPump(r *os.File, dst io.Writer) *pump {
@@ -157,6 +159,7 @@ func (p *pump) run() {
 	for {
 		var n int
 		n, err = p.r.Read(buf)
+		p.read.Add(int64(n))
 		if n > 0 {
 			p.mu.Lock()
 			_, _ = p.dst.Write(buf[:n])
@@ -193,23 +196,28 @@ func (p *pump) detach(w io.WriteCloser) bool {
 }
 
 // settle waits up to grace for the pipe to be done, and then, up to
-// bound, for as long as output stays unread in it. The command has ended:
-// what is in the pipe now was written before, and belongs to its result.
-// On a loaded machine the pump may not run within grace though all the
-// output is there and every writer is gone; that output went to the
-// background log, and the result said something still held the output
-// (TestStatePersists/exported_function flaked so: "bash -c g" printed
-// nothing). Once the pump has taken the backlog, the pipe gets one more
-// grace to end (the pump may hold the last bytes it read).
+// bound, until the pump has read the bytes that were unread in it when
+// grace ended. The command has ended: those were written before, and
+// belong to its result. On a loaded machine the pump may not run within
+// grace though all the output is there and every writer is gone; that
+// output went to the background log, and the result said something still
+// held the output (TestStatePersists/exported_function flaked so: "bash
+// -c g" printed nothing). Bytes a job writes later do not make it wait
+// longer. Then the pipe gets one more grace to end.
 func (p *pump) settle(grace, bound time.Duration) bool {
 	if p.waitEOF(grace) {
 		return true
 	}
-	if !outputUnread(p.r) {
+	// (Read before the backlog: a read in flight, not yet counted, may
+	// make the target fall short of the backlog's end, never past it.)
+	target := p.read.Load()
+	left := outputUnread(p.r)
+	if left == 0 {
 		return false // nothing was left: a job holds the pipe
 	}
+	target += left
 	deadline := time.Now().Add(bound)
-	for outputUnread(p.r) && time.Now().Before(deadline) {
+	for p.read.Load() < target && time.Now().Before(deadline) {
 		if p.waitEOF(backlogPoll) {
 			return true
 		}

@@ -31,9 +31,8 @@ const (
 const eofGrace = 100 * time.Millisecond
 
 // backlogBound bounds how long, past eofGrace, olly waits for its own
-// reader to take output still unread in the pipe once the command ended
-// (pump.settle): only a bound against a hang, as a job that keeps
-// writing keeps the pipe from emptying.
+// reader to take the output still unread in the pipe once the command
+// ended (pump.settle): only a bound against a hang.
 const backlogBound = 5 * time.Second
 
 // ErrClosed is returned by Run on a shell (or manager) that was closed.

@@ -179,19 +179,18 @@ func nowTicks() uint64 {
 	return max(t, 1) - 1
 }
 
-// outputUnread reports whether bytes wait unread in a command's output
-// pipe, f its read end.
-func outputUnread(f *os.File) bool { return pipePending(f) }
-
 // pipePending reports whether bytes wait unread in the pipe f belongs to.
-func pipePending(f *os.File) bool {
+func pipePending(f *os.File) bool { return outputUnread(f) > 0 }
+
+// outputUnread is how many bytes wait unread in the pipe f belongs to.
+func outputUnread(f *os.File) int64 {
 	rc, err := f.SyscallConn()
 	if err != nil {
-		return false
+		return 0
 	}
 	n := 0
 	_ = rc.Control(func(fd uintptr) { n, _ = unix.IoctlGetInt(int(fd), unix.TIOCINQ) })
-	return n > 0
+	return int64(n)
 }
 
 // procListing reports whether processes can be listed here.

@@ -37,6 +37,6 @@ func nowTicks() uint64 { return 0 }
 // pipePending cannot tell here; saying yes means olly waits for bash.
 func pipePending(*os.File) bool { return true }
 
-// outputUnread cannot tell here; saying no means olly waits for a
+// outputUnread cannot tell here; saying none means olly waits for a
 // command's output only eofGrace, as before.
-func outputUnread(*os.File) bool { return false }
+func outputUnread(*os.File) int64 { return 0 }

@@ -31,19 +31,22 @@ func (l *lockedBuf) String() string {
 // belongs to its result even when olly's reader has not run within
 // eofGrace (a loaded machine: the pump starts here only after the grace).
 // It went to the background log, and the result said something still held
-// the output. A pipe a job still holds, with nothing left unread in it,
-// is given up after the grace, as before.
+// the output. A pipe a job still holds is given up once that output is
+// read, also while the job keeps writing (bound: an hour, which a wait
+// for the pipe to empty would hang on).
 func TestSettleWaitsForUnreadOutput(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("outputUnread cannot tell here")
 	}
 	for _, tc := range []struct {
-		name    string
-		jobHold bool // a job keeps the write end: no end of file
-		want    bool
+		name   string
+		holds  bool // a job keeps the write end: no end of file
+		writes bool // and keeps writing
+		want   bool
 	}{
-		{"all writers gone", false, true},
-		{"a job holds the pipe", true, false},
+		{"all writers gone", false, false, true},
+		{"a job holds the pipe", true, false, false},
+		{"a job keeps writing", true, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rd, wr, err := os.Pipe()
@@ -54,20 +57,31 @@ func TestSettleWaitsForUnreadOutput(t *testing.T) {
 			if _, err := wr.WriteString("output\n"); err != nil {
 				t.Fatal(err)
 			}
-			if !tc.jobHold {
+			if !tc.holds {
 				_ = wr.Close()
 			}
 			var got lockedBuf
 			p := newPump(rd, &got)
-			late := time.AfterFunc(50*time.Millisecond, p.run)
-			eof := p.settle(time.Millisecond, time.Minute)
+			late := time.AfterFunc(50*time.Millisecond, func() {
+				if tc.writes {
+					go func() {
+						for {
+							if _, err := wr.WriteString("more\n"); err != nil {
+								return // the pump stopped: the pipe is closed
+							}
+						}
+					}()
+				}
+				p.run()
+			})
+			eof := p.settle(time.Millisecond, time.Hour)
 			if late.Stop() {
 				go p.run()
 			}
 			p.stop() // (what it read is written before it ends)
 			<-p.eof
-			if eof != tc.want || got.String() != "output\n" {
-				t.Errorf("settle = %v with %q taken, want %v and the output", eof, got.String(), tc.want)
+			if eof != tc.want || !strings.HasPrefix(got.String(), "output\n") {
+				t.Errorf("settle = %v with %.40q taken, want %v and the output", eof, got.String(), tc.want)
 			}
 		})
 	}
