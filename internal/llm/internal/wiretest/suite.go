@@ -47,9 +47,12 @@ func NewDialect[C llm.Provider, O any](name, chatPath string, newClient func(str
 // sends a chunk and then nothing fails Recv after Timeouts.Idle, without a
 // retry (half the answer was delivered).
 func Timeouts(t *testing.T, d Dialect) {
-	// The timeouts are short, but not so short that a loaded machine
-	// (a CI runner, other builds) misses them where the test expects none:
-	// the server's replies come at once or every 20 ms, ten times faster.
+	// The timeouts are short: the test waits for them to pass. (That a
+	// stream whose pieces keep coming is read past the idle timeout is
+	// wire's TestIdleBodyTimesOutOnlyOnSilence, on a fake clock: through
+	// a real server it timed out 4 of 10 -race runs at load 9, whose
+	// stalls stretched 20 ms gaps past 250 ms, and 5 of 10 with 250 ms
+	// gaps against 1 s.)
 	to := llm.Timeouts{Response: 250 * time.Millisecond, Idle: 250 * time.Millisecond}
 	t.Run("no headers", func(t *testing.T) {
 		srv := NewServer(t)
@@ -62,7 +65,11 @@ func Timeouts(t *testing.T, d Dialect) {
 		if !errors.As(err, &te) || !te.Headers || !strings.Contains(err.Error(), "sent nothing for 0 s (timeouts.response)") || e.StatusCode != 0 {
 			t.Errorf("error %v", err)
 		}
-		if len(sleeps.Waits()) != 3 || srv.Pending() != 0 {
+		// Four attempts (three waits). An attempt the client gives up on
+		// before the server has read its request leaves its hang queued:
+		// on a loaded machine (load 8, -race) one of the four did not get
+		// that far within the 250 ms; at least one must have.
+		if len(sleeps.Waits()) != 3 || srv.Pending() > 3 {
 			t.Errorf("retries %v, pending %d", sleeps.Waits(), srv.Pending())
 		}
 		if !errors.Is(err, llm.ErrTimeout) || strings.Contains(err.Error(), "cannot reach") {
@@ -72,7 +79,11 @@ func Timeouts(t *testing.T, d Dialect) {
 	t.Run("idle stream", func(t *testing.T) {
 		srv := NewServer(t)
 		srv.Enqueue(llmtest.Reply(llmtest.Text("partial"), llmtest.Stall()))
-		c, sleeps := d.NewClientTimeouts(t, srv, to)
+		// The headers come at once, but not always within 250 ms on a
+		// loaded machine: that attempt timed out, and the retry found
+		// no reply queued ("failed", 1 of 10 -race runs at load 9).
+		idle := llm.Timeouts{Response: 10 * time.Second, Idle: to.Idle}
+		c, sleeps := d.NewClientTimeouts(t, srv, idle)
 		s, err := c.Chat(context.Background(), ChatReq(Model))
 		if err != nil {
 			t.Fatal(err)
@@ -87,23 +98,6 @@ func Timeouts(t *testing.T, d Dialect) {
 			t.Errorf("error %v, retries %v", err, sleeps.Waits())
 		}
 		WaitReleased(t, srv, "the stalled response was not released")
-	})
-	t.Run("slow but steady stream", func(t *testing.T) {
-		srv := NewServer(t)
-		parts := []llmtest.Part{}
-		for range 6 {
-			parts = append(parts, llmtest.Delay(20*time.Millisecond), llmtest.Text("x"))
-		}
-		srv.Enqueue(llmtest.Reply(parts...))
-		c, _ := d.NewClientTimeouts(t, srv, to)
-		chunks := Chat(t, c, ChatReq(Model))
-		text := ""
-		for _, ch := range chunks {
-			text += ch.Content
-		}
-		if text != "xxxxxx" {
-			t.Errorf("text %q: a stream whose pieces come within the idle timeout must not time out", text)
-		}
 	})
 }
 
