@@ -379,6 +379,24 @@ func (p *bashProc) endedOnItsOwn() bool {
 	return sig == ""
 }
 
+// ranDriver reports whether bash began olly's driver: its first frame,
+// the version, came (it is written before the state is restored). It
+// waits up to d for the reader to take that frame, or to find the pipe
+// ended: for a bash that has exited this is at once, unless olly's reader
+// has not run yet (a loaded machine), which must not be taken for a bash
+// that never ran the driver (dropUnbegun). Call it before stop, whose
+// drain may cut the reader short.
+func (p *bashProc) ranDriver(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.hello:
+		return p.versionOK
+	case <-t.C:
+		return false
+	}
+}
+
 // exitStatus describes how bash ended: its exit code, or -1 and the
 // signal that killed it.
 func (p *bashProc) exitStatus() (code int, signal string) {

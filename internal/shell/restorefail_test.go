@@ -1,6 +1,10 @@
 package shell
 
 import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -135,6 +139,55 @@ func TestKilledBashDidNotFailOnItsState(t *testing.T) {
 	<-q.exited
 	if !q.endedOnItsOwn() {
 		t.Error("a bash that exited by itself does not count as having ended on its own")
+	}
+}
+
+// TestStateKeptWhenBashNeverRanTheDriver: a new bash that ended by itself
+// before olly's driver began (the sandbox's helper could not confine it
+// and exited 126; here a wrapper does) never read the state it was to
+// restore, so it did not fail on it: the state is kept for the bash
+// started once that failure is gone. It was dropped, and the result said
+// the state had broken the shell. Both ways: the bash ends before olly
+// wakes it (the wake write fails), or whenever it does.
+func TestStateKeptWhenBashNeverRanTheDriver(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	dir := t.TempDir()
+	fail := filepath.Join(dir, "fail")
+	wrapper := filepath.Join(dir, "bash")
+	script := "#!/bin/sh\n[ -e '" + fail + "' ] && exit 126\nexec '" + bash + "' \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"bash first", "any order"} {
+		t.Run(name, func(t *testing.T) {
+			_ = os.Remove(fail)
+			m, _ := newTestManager(t, func(o *ManagerOptions) { o.Shell = wrapper })
+			sh := m.Session("s")
+			mustRun(t, sh, "X=1", RunOptions{})
+			mustRun(t, sh, "kill -KILL $$", RunOptions{}) // the next bash restores the state
+			if err := os.WriteFile(fail, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if name == "bash first" {
+				m.beforeWake = waitRestoredExit
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			if res, err := sh.Run(ctx, `echo "ran X=$X"`, RunOptions{}); err == nil && res.Output != "" {
+				t.Fatalf("a command ran though no bash could start: %s", res.Text())
+			}
+			m.beforeWake = nil
+			if err := os.Remove(fail); err != nil {
+				t.Fatal(err)
+			}
+			res := mustRun(t, sh, `echo "ran X=$X"`, RunOptions{})
+			if res.Output != "ran X=1" || hasNote(res, "could not be restored") {
+				t.Errorf("the state was dropped for a bash that never read it: %s", res.Text())
+			}
+		})
 	}
 }
 

@@ -82,7 +82,9 @@ func (s *Shell) statePath(slot int) string {
 // takes it. That state is dropped (forgetState) and r runs in a bash
 // without it, which the result says. A bash killed by a signal did not
 // fail on its state (something killed it between commands, before olly
-// saw it end): r runs again in a bash that takes the state.
+// saw it end), nor did one that ended before olly's driver began (the
+// sandbox could not start it): r runs again in a bash that takes the
+// state.
 func (s *Shell) retryUnbegun(ctx context.Context, r *run, command, start string, timeout time.Duration, why stopReason, res *Result) stopReason {
 	for range 2 {
 		if why != stopNone || r.hasBegun() || r.done != nil {
@@ -101,14 +103,20 @@ func (s *Shell) retryUnbegun(ctx context.Context, r *run, command, start string,
 // dropUnbegun lets go of the session's current bash, which ended, or lost
 // the request, before it began the command sent to it; tookState: it took
 // over a state for that command. If it then ended by itself (not by a
-// signal), it failed on that state, which is dropped (retryUnbegun).
+// signal) after olly's driver began (ranDriver), it failed on that state,
+// which is dropped (retryUnbegun). One that ended before (the sandbox's
+// helper could not confine it, the exec failed: exit status 126 or 127)
+// never read the state, which is kept: dropping it would lose the
+// session's variables for a failure that was not theirs, and tell the
+// model the state was broken (TestStateKeptWhenBashNeverRanTheDriver).
 // p ended, or was killed, before dropProc closes its wake pipe (wait saw
 // it end, or the wake write found no reader), so how it ended is its own
 // doing; dropProc waits until olly has seen it.
 func (s *Shell) dropUnbegun(tookState bool) {
 	p := s.proc
+	ran := tookState && p.ranDriver(beginWait)
 	s.dropProc(nil)
-	if tookState && p.endedOnItsOwn() {
+	if ran && p.endedOnItsOwn() {
 		s.forgetState()
 	}
 }
