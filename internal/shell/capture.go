@@ -203,26 +203,30 @@ func (p *pump) detach(w io.WriteCloser) bool {
 // output went to the background log, and the result said something still
 // held the output (TestStatePersists/exported_function flaked so: "bash
 // -c g" printed nothing). Bytes a job writes later do not make it wait
-// longer. Then the pipe gets one more grace to end.
+// longer. Then, if no process holds the pipe's write end any more, the
+// pump is at its end as soon as it runs: settle waits for that, up to
+// bound. If one does (a job), settle does not wait more: a job that
+// keeps writing left bytes unread at every look, and another eofGrace for
+// it made each command that started it 100 ms slower
+// (TestSettleGivesUpAHeldPipeOnceItsBacklogIsRead).
 func (p *pump) settle(grace, bound time.Duration) bool {
 	if p.waitEOF(grace) {
 		return true
 	}
+	deadline := time.Now().Add(bound)
 	// (Read before the backlog: a read in flight, not yet counted, may
 	// make the target fall short of the backlog's end, never past it.)
 	target := p.read.Load()
-	left := outputUnread(p.r)
-	if left == 0 {
-		return false // nothing was left: a job holds the pipe
-	}
-	target += left
-	deadline := time.Now().Add(bound)
+	target += outputUnread(p.r)
 	for p.read.Load() < target && time.Now().Before(deadline) {
 		if p.waitEOF(backlogPoll) {
 			return true
 		}
 	}
-	return p.waitEOF(grace)
+	if pipeHeld(p.r) {
+		return p.done() // a job holds the pipe
+	}
+	return p.waitEOF(time.Until(deadline))
 }
 
 // backlogPoll is how often settle looks whether the pump took the output
@@ -231,12 +235,28 @@ const backlogPoll = 5 * time.Millisecond
 
 // waitEOF waits up to d for the pipe to be done.
 func (p *pump) waitEOF(d time.Duration) bool {
+	if p.done() {
+		return true
+	}
+	if d <= 0 {
+		return false
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-p.eof:
 		return true
 	case <-t.C:
+		return false
+	}
+}
+
+// done reports whether the pipe is done, without waiting.
+func (p *pump) done() bool {
+	select {
+	case <-p.eof:
+		return true
+	default:
 		return false
 	}
 }

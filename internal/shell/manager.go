@@ -32,7 +32,8 @@ const eofGrace = 100 * time.Millisecond
 
 // backlogBound bounds how long, past eofGrace, olly waits for its own
 // reader to take the output still unread in the pipe once the command
-// ended (pump.settle): only a bound against a hang.
+// ended, and the end of a pipe no process holds any more (pump.settle):
+// only a bound against a hang (a starved reader).
 const backlogBound = 5 * time.Second
 
 // ErrClosed is returned by Run on a shell (or manager) that was closed.

@@ -193,6 +193,25 @@ func outputUnread(f *os.File) int64 {
 	return int64(n)
 }
 
+// pipeHeld reports whether a process holds the write end of the pipe (or
+// FIFO) whose read end is f: the kernel reports a hang-up on f once the
+// last writer let go. A closed f is held by nobody olly reads for.
+func pipeHeld(f *os.File) bool {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	held := false
+	if rc.Control(func(fd uintptr) {
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(pfd, 0)
+		held = err != nil || n == 0 || pfd[0].Revents&unix.POLLHUP == 0
+	}) != nil {
+		return false
+	}
+	return held
+}
+
 // procListing reports whether processes can be listed here.
 const procListing = true
 

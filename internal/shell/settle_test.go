@@ -86,3 +86,47 @@ func TestSettleWaitsForUnreadOutput(t *testing.T) {
 		})
 	}
 }
+
+// TestSettleGivesUpAHeldPipeOnceItsBacklogIsRead: once the pump has taken
+// what was unread when the grace ended, a pipe a job still holds is given
+// up at once. settle gave it one more grace, which a job that keeps
+// writing (and so leaves bytes unread at every look) cost each command
+// that started it: 100 ms. The pump starts after the grace, so bytes
+// are unread then; settle must return well within a grace of that.
+func TestSettleGivesUpAHeldPipeOnceItsBacklogIsRead(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("outputUnread cannot tell here")
+	}
+	const grace = 400 * time.Millisecond
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = wr.Close() }() // the job's copy: held throughout
+	if _, err := wr.WriteString("output\n"); err != nil {
+		t.Fatal(err)
+	}
+	var got lockedBuf
+	p := newPump(rd, &got)
+	started := make(chan time.Time, 1)
+	late := time.AfterFunc(grace+50*time.Millisecond, func() {
+		started <- time.Now()
+		p.run()
+	})
+	eof := p.settle(grace, time.Hour)
+	returned := time.Now()
+	if late.Stop() {
+		go p.run()
+		p.stop()
+		<-p.eof
+		t.Fatal("settle returned before the pump ran: nothing was unread after the grace")
+	}
+	p.stop()
+	<-p.eof
+	if eof || got.String() != "output\n" {
+		t.Fatalf("settle = %v with %q taken, want false and the output", eof, got.String())
+	}
+	if d := returned.Sub(<-started); d >= grace/2 {
+		t.Errorf("settle returned %v after the pump started, with the backlog read at once: it waited another grace for a pipe a job holds", d)
+	}
+}
