@@ -163,16 +163,7 @@ func TestChatBodyFewPieces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		conv := make([]testMessage, len(msgs))
-		for k, m := range msgs {
-			conv[k] = testMessage{Role: string(m.Role), Content: m.Content}
-		}
-		want, _ := json.Marshal(struct {
-			Model    string        `json:"model"`
-			Messages []testMessage `json:"messages"`
-			testRest
-		}{"m", conv, testRest{Stream: true}})
-		if got := p.Bytes(); !bytes.Equal(got, want) {
+		if got, want := p.Bytes(), plainBody(t, msgs); !bytes.Equal(got, want) {
 			t.Fatalf("request %d:\n%s\nwant\n%s", i, got, want)
 		}
 		if len(p) > 8 {
