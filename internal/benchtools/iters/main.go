@@ -51,7 +51,6 @@ func main() {
 
 // run is one measured run's iteration times, in ms.
 type run struct {
-	path  string
 	iters []float64
 }
 
@@ -87,7 +86,7 @@ func readRuns(dir, agent string) ([]run, error) {
 			fmt.Fprintf(os.Stderr, "iters: %s: %v (skipped)\n", p, err)
 			continue
 		}
-		out = append(out, run{path: p, iters: it})
+		out = append(out, run{iters: it})
 	}
 	return out, nil
 }
